@@ -1,0 +1,68 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Kernel locks for the core, with RAII guards. The lock objects live in
+ * core objects as opaque storage (see srpt_os_spinlock in srpt/abi.h) and
+ * must be initialised with init() before use; that keeps them usable in
+ * constinit globals, which the module initialises at load time.
+ */
+#pragma once
+
+#include <srpt/abi.h>
+
+namespace ktl {
+
+class SpinLock {
+public:
+	constexpr SpinLock() : lock_{} {}
+	SpinLock(const SpinLock &) = delete;
+	SpinLock &operator=(const SpinLock &) = delete;
+
+	void init() { srpt_os_spin_init(&lock_); }
+	[[nodiscard]] unsigned long lock() { return srpt_os_spin_lock_irqsave(&lock_); }
+	void unlock(unsigned long flags) { srpt_os_spin_unlock_irqrestore(&lock_, flags); }
+
+private:
+	srpt_os_spinlock lock_;
+};
+
+class Mutex {
+public:
+	constexpr Mutex() : m_{} {}
+	Mutex(const Mutex &) = delete;
+	Mutex &operator=(const Mutex &) = delete;
+
+	void init() { srpt_os_mutex_init(&m_); }
+	void destroy() { srpt_os_mutex_destroy(&m_); }
+	void lock() { srpt_os_mutex_lock(&m_); }
+	void unlock() { srpt_os_mutex_unlock(&m_); }
+
+private:
+	srpt_os_mutex m_;
+};
+
+/* Holds a SpinLock (interrupts disabled) for its scope. */
+class SpinGuard {
+public:
+	explicit SpinGuard(SpinLock &l) : l_(l), flags_(l.lock()) {}
+	~SpinGuard() { l_.unlock(flags_); }
+	SpinGuard(const SpinGuard &) = delete;
+	SpinGuard &operator=(const SpinGuard &) = delete;
+
+private:
+	SpinLock &l_;
+	unsigned long flags_;
+};
+
+/* Holds a Mutex for its scope. May sleep. */
+class MutexGuard {
+public:
+	explicit MutexGuard(Mutex &m) : m_(m) { m_.lock(); }
+	~MutexGuard() { m_.unlock(); }
+	MutexGuard(const MutexGuard &) = delete;
+	MutexGuard &operator=(const MutexGuard &) = delete;
+
+private:
+	Mutex &m_;
+};
+
+} // namespace ktl

@@ -1,0 +1,114 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Explicit big-endian access to wire structures. Nothing in the core
+ * casts a received buffer to a struct: a BeReader reads each field at
+ * its byte offset, and any read past the end yields 0 and marks the
+ * reader failed, so a parser checks ok() once instead of trusting every
+ * offset arithmetic it did.
+ */
+#pragma once
+
+#include <ktl/span.h>
+#include <ktl/types.h>
+
+namespace ktl {
+
+class BeReader {
+public:
+	constexpr explicit BeReader(Bytes b) : b_(b), ok_(true) {}
+
+	size_t size() const { return b_.size(); }
+	bool ok() const { return ok_; }
+	bool has(size_t off, size_t len) const { return off <= b_.size() && len <= b_.size() - off; }
+
+	u8 u8_at(size_t off) { return has(off, 1) ? b_[off] : fail<u8>(); }
+	u16 be16(size_t off) { return has(off, 2) ? static_cast<u16>(get(off, 2)) : fail<u16>(); }
+	u32 be24(size_t off) { return has(off, 3) ? static_cast<u32>(get(off, 3)) : fail<u32>(); }
+	u32 be32(size_t off) { return has(off, 4) ? static_cast<u32>(get(off, 4)) : fail<u32>(); }
+	u64 be64(size_t off) { return has(off, 8) ? get(off, 8) : fail<u64>(); }
+
+	/* Copies @len bytes at @off to @out; zero-fills and fails when short. */
+	void copy(size_t off, u8 *out, size_t len)
+	{
+		if (!has(off, len)) {
+			__builtin_memset(out, 0, len);
+			ok_ = false;
+			return;
+		}
+		__builtin_memcpy(out, b_.data() + off, len);
+	}
+
+	/* The bytes [off, off + len), or an empty span and failure. */
+	Bytes slice(size_t off, size_t len)
+	{
+		if (!has(off, len)) {
+			ok_ = false;
+			return Bytes();
+		}
+		return b_.subspan(off, len);
+	}
+
+private:
+	template <typename T> T fail()
+	{
+		ok_ = false;
+		return T{0};
+	}
+	u64 get(size_t off, size_t n) const
+	{
+		u64 v = 0;
+		for (size_t i = 0; i < n; i++)
+			v = (v << 8) | b_[off + i];
+		return v;
+	}
+
+	Bytes b_;
+	bool ok_;
+};
+
+class BeWriter {
+public:
+	constexpr explicit BeWriter(MutableBytes b) : b_(b), ok_(true) {}
+
+	size_t size() const { return b_.size(); }
+	bool ok() const { return ok_; }
+
+	void u8_at(size_t off, u8 v) { put(off, v, 1); }
+	void be16(size_t off, u16 v) { put(off, v, 2); }
+	void be32(size_t off, u32 v) { put(off, v, 4); }
+	void be64(size_t off, u64 v) { put(off, v, 8); }
+
+	void copy(size_t off, const void *src, size_t len)
+	{
+		if (!fits(off, len))
+			return;
+		__builtin_memcpy(b_.data() + off, src, len);
+	}
+	void zero(size_t off, size_t len)
+	{
+		if (!fits(off, len))
+			return;
+		__builtin_memset(b_.data() + off, 0, len);
+	}
+
+private:
+	bool fits(size_t off, size_t len)
+	{
+		if (off <= b_.size() && len <= b_.size() - off)
+			return true;
+		ok_ = false;
+		return false;
+	}
+	void put(size_t off, u64 v, size_t n)
+	{
+		if (!fits(off, n))
+			return;
+		for (size_t i = 0; i < n; i++)
+			b_[off + i] = static_cast<u8>(v >> (8 * (n - 1 - i)));
+	}
+
+	MutableBytes b_;
+	bool ok_;
+};
+
+} // namespace ktl

@@ -1,0 +1,71 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * An RDMA device as the core sees it: identity attributes and one Port
+ * per physical port. Owned by the shim's IB client between
+ * srpt_core_device_add() and srpt_core_device_remove().
+ */
+#pragma once
+
+#include <ktl/list.h>
+#include <ktl/refptr.h>
+#include <ktl/types.h>
+#include <srpt/abi.h>
+#include <srpt/port.h>
+
+namespace srpt {
+
+struct DeviceAttrs {
+	DeviceName name;
+	ktl::u64 node_guid = 0;
+	u32 port_count = 0;
+	u32 vendor_id = 0;
+	u32 vendor_part_id = 0;
+	u32 hw_ver = 0;
+	u32 max_qp_wr = 0;
+	u32 max_srq_wr = 0;
+	u32 max_send_sge = 0;
+};
+
+/* Receive ring entries of a channel without SRQ (the initiator's queue depth). */
+constexpr u32 kMaxChannelRecvDepth = 128;
+
+class Device {
+public:
+	/* The most ports a device may have; more is a malformed device. */
+	static constexpr u32 kMaxPorts = 64;
+
+	/*
+	 * Creates the device and its ports, refreshes every port, publishes
+	 * the device for lookups and only then starts async events.
+	 */
+	[[nodiscard]] static int create(srpt_os_device *os, const srpt_device_info &info,
+					Device **out);
+	/* Tears everything down in the reverse order and deletes the device. */
+	void remove();
+
+	const DeviceAttrs &attrs() const { return attrs_; }
+	const char *name() const { return attrs_.name.c_str(); }
+	srpt_os_device *os() const { return os_; }
+
+	/*
+	 * Receive queue depth a channel gets: the SRQ's size with use_srq,
+	 * else a per-channel ring bounded by the device.
+	 */
+	u32 recv_queue_depth(bool use_srq) const;
+
+	/* 1-based; nullptr when out of range. */
+	Port *port(u32 num) const;
+
+	ktl::ListNode registry_node;
+
+private:
+	Device(srpt_os_device *os, const srpt_device_info &info);
+	~Device();
+	[[nodiscard]] int create_ports();
+
+	srpt_os_device *const os_;
+	DeviceAttrs attrs_;
+	ktl::RefPtr<Port> *ports_ = nullptr;	/* attrs_.port_count entries */
+};
+
+} // namespace srpt

@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Module parameters. Named, defaulted and bounded like the in-tree
+ * target's, so existing modprobe.d files keep working.
+ */
+#pragma once
+
+#include <ktl/atomic.h>
+#include <ktl/types.h>
+
+namespace srpt {
+
+using ktl::u32;
+using ktl::u64;
+
+/* srp_max_req_size: largest SRP request (IU) in bytes we accept. */
+constexpr u32 kMinMaxReqSize = 996;
+constexpr u32 kDefaultMaxReqSize = 8276;
+constexpr u32 kMaxMaxReqSize = 65536;
+
+/* srpt_srq_size: receive queue entries of a per-device SRQ. */
+constexpr u32 kMinSrqSize = 4;
+constexpr u32 kDefaultSrqSize = 4095;
+constexpr u32 kMaxSrqSize = 65535;
+
+u32 max_req_size();
+u32 srq_size();
+
+/*
+ * The service GUID names this target (ioc_guid, id_ext, IB/CM service
+ * id). Zero until set by the parameter or by the first device's node
+ * GUID (adopt_service_guid()).
+ */
+u64 service_guid();
+void adopt_service_guid(u64 node_guid);
+
+/* Restores the defaults; for tests. */
+void reset_params_for_test();
+
+} // namespace srpt

@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * LIO objects of the core: a target port (a WWN directory under
+ * /sys/kernel/config/target/srpt) and its TPGs.
+ */
+#pragma once
+
+#include <ktl/list.h>
+#include <ktl/refptr.h>
+#include <srpt/abi.h>
+#include <srpt/port.h>
+#include <srpt/port_name.h>
+
+namespace srpt {
+
+class TPort;
+
+class Tpg {
+public:
+	[[nodiscard]] static int create(TPort *tport, srpt_os_tpg *os, Tpg **out);
+	void destroy();
+
+	[[nodiscard]] int enable(bool enable);
+	bool enabled() const;
+	TPort *tport() const { return tport_; }
+	srpt_os_tpg *os() const { return os_; }
+
+	ktl::ListNode tport_node;	/* on tport_->tpgs_, under its tpgs_mutex_ */
+
+private:
+	Tpg(TPort *tport, srpt_os_tpg *os) : tport_(tport), os_(os) {}
+
+	TPort *const tport_;
+	srpt_os_tpg *const os_;
+	ktl::Atomic<bool> enabled_{false};
+};
+
+class TPort {
+public:
+	[[nodiscard]] static int create(const char *name, srpt_os_tport *os, TPort **out);
+	void destroy();
+
+	const char *name() const { return name_.c_str(); }
+	Port *port() const { return port_.get(); }
+	srpt_port_id_kind kind() const { return kind_; }
+	srpt_os_tport *os() const { return os_; }
+
+	static int live_count_for_test();
+
+private:
+	friend class Tpg;
+	TPort(ktl::RefPtr<Port> port, srpt_port_id_kind kind, srpt_os_tport *os);
+	~TPort();
+
+	ktl::RefPtr<Port> port_;
+	const srpt_port_id_kind kind_;
+	srpt_os_tport *const os_;
+	GidName name_;
+	ktl::Mutex tpgs_mutex_;
+	ktl::List<Tpg, &Tpg::tport_node> tpgs_;	/* guarded by tpgs_mutex_ */
+};
+
+/* Initialises the configfs attribute state; from srpt_core_init(). */
+void attrib_init();
+
+} // namespace srpt

@@ -1,0 +1,156 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * configfs attributes: the TPG "attrib" group (stored per port, as in the
+ * in-tree target), discovery_auth/rdma_cm_port and the WWN's version.
+ * Values are parsed like kstrtoul(page, 0): decimal, 0x-hex or 0-octal,
+ * one trailing newline.
+ */
+#include <ktl/errno.h>
+#include <ktl/lock.h>
+#include <ktl/string.h>
+#include <srpt/abi.h>
+#include <srpt/handles.h>
+#include <srpt/target.h>
+#include <srpt/version.h>
+
+namespace srpt {
+namespace {
+
+struct AttribSpec {
+	const char *name;
+	u32 min;
+	u32 max;
+	u32 PortAttrib::*field;
+};
+
+/* In enum srpt_tpg_attrib order. */
+constexpr AttribSpec kSpecs[SRPT_ATTRIB_COUNT] = {
+	{"srp_max_rdma_size", PortAttrib::kMinMaxRdmaSize, PortAttrib::kMaxMaxRdmaSize,
+	 &PortAttrib::srp_max_rdma_size},
+	{"srp_max_rsp_size", PortAttrib::kMinMaxRspSize, PortAttrib::kMaxMaxRspSize,
+	 &PortAttrib::srp_max_rsp_size},
+	{"srp_sq_size", PortAttrib::kMinSqSize, PortAttrib::kMaxSqSize, &PortAttrib::srp_sq_size},
+	{"use_srq", 0, 1, nullptr},
+};
+static_assert(SRPT_ATTRIB_MAX_RDMA_SIZE == 0 && SRPT_ATTRIB_MAX_RSP_SIZE == 1 &&
+	      SRPT_ATTRIB_SQ_SIZE == 2 && SRPT_ATTRIB_USE_SRQ == 3);
+
+/* Copies @s into @page; returns the length written. */
+srpt_ssize_t emit(char *page, srpt_size_t size, const char *s, srpt_size_t len)
+{
+	if (size == 0)
+		return 0;
+	if (len > size - 1)
+		len = size - 1;
+	__builtin_memcpy(page, s, len);
+	page[len] = '\0';
+	return static_cast<srpt_ssize_t>(len);
+}
+
+template <ktl::size_t N> srpt_ssize_t emit(char *page, srpt_size_t size, const ktl::StrBuf<N> &s)
+{
+	return emit(page, size, s.c_str(), s.size());
+}
+
+constinit ktl::Mutex g_rdma_cm_mutex;
+constinit u32 g_rdma_cm_port = 0; /* guarded by g_rdma_cm_mutex */
+
+} // namespace
+
+void attrib_init()
+{
+	g_rdma_cm_mutex.init();
+}
+
+} // namespace srpt
+
+using namespace srpt;
+
+extern "C" srpt_ssize_t srpt_core_tpg_attrib_show(struct srpt_tpg *h, enum srpt_tpg_attrib a,
+						  char *page, srpt_size_t size)
+{
+	if (a < 0 || a >= SRPT_ATTRIB_COUNT)
+		return -ktl::kEINVAL;
+	const PortAttrib attrib = from_handle<Tpg>(h)->tport()->port()->attrib();
+	const AttribSpec &spec = kSpecs[a];
+	ktl::StrBuf<16> s;
+
+	s.dec(spec.field ? attrib.*spec.field : attrib.use_srq).put('\n');
+	return emit(page, size, s);
+}
+
+extern "C" srpt_ssize_t srpt_core_tpg_attrib_store(struct srpt_tpg *h, enum srpt_tpg_attrib a,
+						   const char *page, srpt_size_t count)
+{
+	if (a < 0 || a >= SRPT_ATTRIB_COUNT)
+		return -ktl::kEINVAL;
+	Port *port = from_handle<Tpg>(h)->tport()->port();
+	const AttribSpec &spec = kSpecs[a];
+	ktl::u64 v;
+	int ret = ktl::parse_u64(ktl::Span<const char>(page, ktl::strnlen(page, count)), 0,
+				 spec.max, &v);
+
+	if (ret == 0 && v < spec.min)
+		ret = -ktl::kERANGE;
+	if (ret) {
+		srpt_os_log(SRPT_LOG_ERR, "%s port %u: %s: invalid value '%.*s': must be %u..%u\n",
+			    port->dev_name(), port->num(), spec.name,
+			    static_cast<int>(ktl::strnlen(page, count > 32 ? 32 : count)), page,
+			    spec.min, spec.max);
+		return -ktl::kEINVAL;
+	}
+	PortAttrib attrib = port->attrib();
+	if (spec.field)
+		attrib.*spec.field = static_cast<u32>(v);
+	else
+		attrib.use_srq = v != 0;
+	port->set_attrib(attrib);
+	return static_cast<srpt_ssize_t>(count);
+}
+
+extern "C" srpt_ssize_t srpt_core_rdma_cm_port_show(char *page, srpt_size_t size)
+{
+	ktl::StrBuf<16> s;
+	{
+		ktl::MutexGuard guard(g_rdma_cm_mutex);
+		s.dec(g_rdma_cm_port);
+	}
+	s.put('\n');
+	return emit(page, size, s);
+}
+
+extern "C" srpt_ssize_t srpt_core_rdma_cm_port_store(const char *page, srpt_size_t count)
+{
+	ktl::u64 v;
+	int ret = ktl::parse_u64(ktl::Span<const char>(page, ktl::strnlen(page, count)), 0, 65535,
+				 &v);
+
+	if (ret) {
+		srpt_os_log(SRPT_LOG_ERR, "rdma_cm_port: invalid value: must be 0..65535\n");
+		return -ktl::kEINVAL;
+	}
+	ktl::MutexGuard guard(g_rdma_cm_mutex);
+	if (v == g_rdma_cm_port)
+		return static_cast<srpt_ssize_t>(count);
+	ret = srpt_os_rdma_cm_listen(static_cast<srpt_u16>(v));
+	if (ret) {
+		srpt_os_log(SRPT_LOG_ERR, "rdma_cm_port: listening on port %u failed (%d)\n",
+			    static_cast<unsigned int>(v), ret);
+		return ret;
+	}
+	if (v)
+		srpt_os_log(SRPT_LOG_INFO, "RDMA/CM: listening for logins on port %u\n",
+			    static_cast<unsigned int>(v));
+	else
+		srpt_os_log(SRPT_LOG_INFO, "RDMA/CM: no longer listening for logins\n");
+	g_rdma_cm_port = static_cast<u32>(v);
+	return static_cast<srpt_ssize_t>(count);
+}
+
+extern "C" srpt_ssize_t srpt_core_version_show(char *page, srpt_size_t size)
+{
+	ktl::StrBuf<64> s;
+
+	s.put(SRPT_VERSION).put('\n');
+	return emit(page, size, s);
+}

@@ -1,0 +1,156 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* RDMA devices: bring-up of their ports and orderly removal. */
+#include <ktl/errno.h>
+#include <ktl/new.h>
+#include <srpt/device.h>
+#include <srpt/handles.h>
+#include <srpt/params.h>
+#include <srpt/registry.h>
+
+namespace srpt {
+
+Device::Device(srpt_os_device *os, const srpt_device_info &info) : os_(os)
+{
+	attrs_.name.put(info.name);
+	attrs_.node_guid = info.node_guid;
+	attrs_.port_count = info.port_count;
+	attrs_.vendor_id = info.vendor_id;
+	attrs_.vendor_part_id = info.vendor_part_id;
+	attrs_.hw_ver = info.hw_ver;
+	attrs_.max_qp_wr = info.max_qp_wr;
+	attrs_.max_srq_wr = info.max_srq_wr;
+	attrs_.max_send_sge = info.max_send_sge;
+}
+
+Device::~Device()
+{
+	delete[] ports_;
+}
+
+Port *Device::port(u32 num) const
+{
+	if (num < 1 || num > attrs_.port_count || !ports_)
+		return nullptr;
+	return ports_[num - 1].get();
+}
+
+u32 Device::recv_queue_depth(bool use_srq) const
+{
+	if (use_srq)
+		return ktl::min(srq_size(), attrs_.max_srq_wr);
+	return ktl::min(kMaxChannelRecvDepth, attrs_.max_qp_wr);
+}
+
+int Device::create_ports()
+{
+	ktl::AllocChecker ac;
+
+	ports_ = new (&ac) ktl::RefPtr<Port>[attrs_.port_count];
+	if (!ac.check())
+		return -ktl::kENOMEM;
+	for (u32 i = 0; i < attrs_.port_count; i++) {
+		Port *p = new (&ac) Port(this, os_, name(), i + 1);
+
+		if (!ac.check())
+			return -ktl::kENOMEM;
+		ports_[i] = ktl::AdoptRef(p);
+	}
+	return 0;
+}
+
+int Device::create(srpt_os_device *os, const srpt_device_info &info, Device **out)
+{
+	ktl::AllocChecker ac;
+	int ret;
+
+	if (!info.name || info.port_count < 1 || info.port_count > kMaxPorts) {
+		srpt_os_log(SRPT_LOG_ERR, "%s: unsupported port count %u\n",
+			    info.name ? info.name : "?", info.port_count);
+		return -ktl::kEINVAL;
+	}
+	Device *dev = new (&ac) Device(os, info);
+	if (!ac.check())
+		return -ktl::kENOMEM;
+
+	ret = dev->create_ports();
+	if (ret)
+		goto fail;
+
+	/* The in-tree target's rule: no service GUID given, the first device's. */
+	adopt_service_guid(info.node_guid);
+
+	for (u32 i = 1; i <= info.port_count; i++) {
+		ret = dev->port(i)->refresh();
+		if (ret)
+			goto fail;
+	}
+
+	registry_add(dev);
+	/* Only now that every port exists may events reach them. */
+	srpt_os_device_events_start(os);
+	srpt_os_log(SRPT_LOG_INFO, "%s: added, %u port%s, node GUID %016llx, service GUID %016llx\n",
+		    dev->name(), info.port_count, info.port_count == 1 ? "" : "s",
+		    static_cast<unsigned long long>(info.node_guid),
+		    static_cast<unsigned long long>(service_guid()));
+	*out = dev;
+	return 0;
+
+fail:
+	srpt_os_log(SRPT_LOG_ERR, "%s: adding the device failed (%d)\n", dev->name(), ret);
+	for (u32 i = 1; i <= info.port_count; i++) {
+		if (Port *p = dev->port(i)) {
+			p->stop();
+			p->detach();
+		}
+	}
+	delete dev;
+	return ret;
+}
+
+void Device::remove()
+{
+	srpt_os_device_events_stop(os_);
+	registry_remove(this);
+	for (u32 i = 1; i <= attrs_.port_count; i++)
+		port(i)->stop();
+	for (u32 i = 1; i <= attrs_.port_count; i++)
+		port(i)->detach();
+	srpt_os_log(SRPT_LOG_INFO, "%s: removed\n", name());
+	delete this;
+}
+
+} // namespace srpt
+
+using srpt::Device;
+using srpt::from_handle;
+using srpt::to_handle;
+
+extern "C" int srpt_core_device_add(struct srpt_os_device *os, const struct srpt_device_info *info,
+				    struct srpt_device **out)
+{
+	Device *dev;
+	int ret = Device::create(os, *info, &dev);
+
+	if (ret == 0)
+		*out = to_handle<srpt_device>(dev);
+	return ret;
+}
+
+extern "C" void srpt_core_device_remove(struct srpt_device *dev)
+{
+	from_handle<Device>(dev)->remove();
+}
+
+extern "C" void srpt_core_port_event(struct srpt_device *h, srpt_u32 port_num,
+				     enum srpt_port_event ev, int raw_event)
+{
+	Device *dev = from_handle<Device>(h);
+	srpt::Port *port = dev->port(port_num);
+
+	if (!port) {
+		srpt_os_log(SRPT_LOG_WARN, "%s: async event %d for nonexistent port %u\n",
+			    dev->name(), raw_event, port_num);
+		return;
+	}
+	port->on_event(ev, raw_event);
+}

@@ -1,0 +1,109 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * ib_srpt: SCSI RDMA Protocol target for LIO, with a C++ core.
+ *
+ * Module entry (srpt_init_module) and parameters. The parameters are
+ * parsed and bounded by the core; these are their kernel_param_ops.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/init.h>
+#include <linux/module.h>
+#include <linux/moduleparam.h>
+#include <linux/workqueue.h>
+
+#include <srpt/abi.h>
+#include <srpt/version.h>
+
+#include "ib_device.h"
+#include "lio.h"
+#include "os.h"
+#include "rdma_cm.h"
+
+struct workqueue_struct *srpt_wq;
+
+static int srpt_param_set(const char *val, const struct kernel_param *kp)
+{
+	return srpt_core_param_set((enum srpt_param)(uintptr_t)kp->arg, val);
+}
+
+static int srpt_param_get(char *buf, const struct kernel_param *kp)
+{
+	return srpt_core_param_get((enum srpt_param)(uintptr_t)kp->arg, buf,
+				   PAGE_SIZE);
+}
+
+static const struct kernel_param_ops srpt_param_ops = {
+	.set = srpt_param_set,
+	.get = srpt_param_get,
+};
+
+module_param_cb(srp_max_req_size, &srpt_param_ops,
+		(void *)SRPT_PARAM_MAX_REQ_SIZE, 0444);
+MODULE_PARM_DESC(srp_max_req_size,
+		 "Maximum size of SRP request messages in bytes (996..65536, default 8276).");
+
+module_param_cb(srpt_srq_size, &srpt_param_ops,
+		(void *)SRPT_PARAM_SRQ_SIZE, 0444);
+MODULE_PARM_DESC(srpt_srq_size,
+		 "Shared receive queue (SRQ) size (4..65535, default 4095).");
+
+module_param_cb(srpt_service_guid, &srpt_param_ops,
+		(void *)SRPT_PARAM_SERVICE_GUID, 0444);
+MODULE_PARM_DESC(srpt_service_guid,
+		 "Using this value for ioc_guid, id_ext, and cm_listen_id instead of using the node_guid of the first HCA (hexadecimal, default 0).");
+
+/*
+ * LIO first: adding a device may touch target core state. The IB client
+ * last: from then on devices arrive.
+ */
+static int __init srpt_init_module(void)
+{
+	int ret;
+
+	ret = srpt_core_init();
+	if (ret)
+		return ret;
+	srpt_wq = alloc_workqueue("ib_srpt", WQ_MEM_RECLAIM, 0);
+	if (!srpt_wq) {
+		ret = -ENOMEM;
+		goto core_exit;
+	}
+	ret = srpt_lio_register();
+	if (ret) {
+		pr_err("registering the srpt fabric with LIO failed (%d)\n", ret);
+		goto destroy_wq;
+	}
+	ret = srpt_ib_register();
+	if (ret) {
+		pr_err("registering the IB client failed (%d)\n", ret);
+		goto lio_unregister;
+	}
+	pr_info("SRP target " SRPT_VERSION " loaded\n");
+	return 0;
+
+lio_unregister:
+	srpt_lio_unregister();
+destroy_wq:
+	destroy_workqueue(srpt_wq);
+core_exit:
+	srpt_core_exit();
+	return ret;
+}
+
+static void __exit srpt_cleanup_module(void)
+{
+	srpt_rdma_cm_stop();
+	srpt_ib_unregister();
+	srpt_lio_unregister();
+	destroy_workqueue(srpt_wq);
+	srpt_core_exit();
+	pr_info("SRP target unloaded\n");
+}
+
+module_init(srpt_init_module);
+module_exit(srpt_cleanup_module);
+
+MODULE_DESCRIPTION("SCSI RDMA Protocol target driver (C++ core)");
+MODULE_LICENSE("GPL");
+MODULE_VERSION(SRPT_VERSION);

@@ -1,0 +1,193 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Kernel services for the C++ core: memory, logging, locks, completions,
+ * deferred work and time. Each function only translates to the kernel
+ * API of the same meaning; see include/srpt/abi.h for the contracts.
+ */
+#include <linux/bug.h>
+#include <linux/build_bug.h>
+#include <linux/completion.h>
+#include <linux/jiffies.h>
+#include <linux/kernel.h>
+#include <linux/mm.h>
+#include <linux/mutex.h>
+#include <linux/printk.h>
+#include <linux/slab.h>
+#include <linux/spinlock.h>
+#include <linux/timekeeping.h>
+#include <linux/workqueue.h>
+
+#include <srpt/abi.h>
+
+#include "os.h"
+
+static_assert(sizeof(spinlock_t) <= sizeof(struct srpt_os_spinlock));
+static_assert(sizeof(struct mutex) <= sizeof(struct srpt_os_mutex));
+static_assert(sizeof(struct completion) <= sizeof(struct srpt_os_completion));
+static_assert(sizeof(struct srpt_work) <= sizeof(struct srpt_os_work));
+
+void *srpt_os_alloc(size_t size, size_t align, unsigned int flags)
+{
+	gfp_t gfp = (flags & SRPT_ALLOC_ATOMIC) ? GFP_ATOMIC : GFP_KERNEL;
+	void *p;
+
+	if (flags & SRPT_ALLOC_ZERO)
+		gfp |= __GFP_ZERO;
+	if (align > ARCH_KMALLOC_MINALIGN)
+		size = ALIGN(size, align);
+	/* vmalloc memory is page aligned, kmalloc memory is checked below. */
+	p = (flags & SRPT_ALLOC_ATOMIC) ? kmalloc(size, gfp) : kvmalloc(size, gfp);
+	if (p && !IS_ALIGNED((unsigned long)p, align)) {
+		WARN_ONCE(1, "ib_srpt: allocation of %zu bytes not aligned to %zu\n",
+			  size, align);
+		kvfree(p);
+		return NULL;
+	}
+	return p;
+}
+
+void srpt_os_free(void *p)
+{
+	kvfree(p);
+}
+
+void srpt_os_log(int level, const char *fmt, ...)
+{
+	struct va_format vaf;
+	va_list args;
+
+	va_start(args, fmt);
+	vaf.fmt = fmt;
+	vaf.va = &args;
+	switch (level) {
+	case SRPT_LOG_ERR:
+		pr_err("%pV", &vaf);
+		break;
+	case SRPT_LOG_WARN:
+		pr_warn("%pV", &vaf);
+		break;
+	case SRPT_LOG_NOTICE:
+		pr_notice("%pV", &vaf);
+		break;
+	case SRPT_LOG_INFO:
+		pr_info("%pV", &vaf);
+		break;
+	default:
+		pr_debug("%pV", &vaf);
+		break;
+	}
+	va_end(args);
+}
+
+void srpt_os_warn(const char *file, int line, const char *what)
+{
+	WARN(1, "ib_srpt: %s:%d: %s\n", file, line, what);
+}
+
+static spinlock_t *to_spinlock(struct srpt_os_spinlock *l)
+{
+	return (spinlock_t *)l->opaque;
+}
+
+void srpt_os_spin_init(struct srpt_os_spinlock *lock)
+{
+	spin_lock_init(to_spinlock(lock));
+}
+
+unsigned long srpt_os_spin_lock_irqsave(struct srpt_os_spinlock *lock)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(to_spinlock(lock), flags);
+	return flags;
+}
+
+void srpt_os_spin_unlock_irqrestore(struct srpt_os_spinlock *lock,
+				    unsigned long flags)
+{
+	spin_unlock_irqrestore(to_spinlock(lock), flags);
+}
+
+static struct mutex *to_mutex(struct srpt_os_mutex *m)
+{
+	return (struct mutex *)m->opaque;
+}
+
+void srpt_os_mutex_init(struct srpt_os_mutex *m)
+{
+	mutex_init(to_mutex(m));
+}
+
+void srpt_os_mutex_lock(struct srpt_os_mutex *m)
+{
+	mutex_lock(to_mutex(m));
+}
+
+void srpt_os_mutex_unlock(struct srpt_os_mutex *m)
+{
+	mutex_unlock(to_mutex(m));
+}
+
+void srpt_os_mutex_destroy(struct srpt_os_mutex *m)
+{
+	mutex_destroy(to_mutex(m));
+}
+
+static struct completion *to_completion(struct srpt_os_completion *c)
+{
+	return (struct completion *)c->opaque;
+}
+
+void srpt_os_completion_init(struct srpt_os_completion *c)
+{
+	init_completion(to_completion(c));
+}
+
+void srpt_os_complete(struct srpt_os_completion *c)
+{
+	complete(to_completion(c));
+}
+
+int srpt_os_wait_for_completion(struct srpt_os_completion *c,
+				unsigned int timeout_ms)
+{
+	return wait_for_completion_timeout(to_completion(c),
+					   msecs_to_jiffies(timeout_ms)) ?
+		0 : -ETIMEDOUT;
+}
+
+static struct srpt_work *to_work(struct srpt_os_work *w)
+{
+	return (struct srpt_work *)w->opaque;
+}
+
+static void srpt_work_fn_trampoline(struct work_struct *ws)
+{
+	struct srpt_work *w = container_of(ws, struct srpt_work, work);
+
+	w->fn(w->arg);
+}
+
+void srpt_os_work_init(struct srpt_os_work *w, srpt_work_fn fn, void *arg)
+{
+	struct srpt_work *sw = to_work(w);
+
+	INIT_WORK(&sw->work, srpt_work_fn_trampoline);
+	sw->fn = fn;
+	sw->arg = arg;
+}
+
+int srpt_os_work_schedule(struct srpt_os_work *w)
+{
+	return queue_work(srpt_wq, &to_work(w)->work);
+}
+
+void srpt_os_work_cancel_sync(struct srpt_os_work *w)
+{
+	cancel_work_sync(&to_work(w)->work);
+}
+
+u64 srpt_os_now_ns(void)
+{
+	return ktime_get_ns();
+}

@@ -1,0 +1,121 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* Module parameters: parsing, bounds and the values the core reads. */
+#include <ktl/errno.h>
+#include <ktl/string.h>
+#include <srpt/abi.h>
+#include <srpt/params.h>
+
+namespace srpt {
+namespace {
+
+constinit ktl::Atomic<u32> g_max_req_size{kDefaultMaxReqSize};
+constinit ktl::Atomic<u32> g_srq_size{kDefaultSrqSize};
+constinit ktl::Atomic<u64> g_service_guid{0};
+
+} // namespace
+
+u32 max_req_size()
+{
+	return g_max_req_size.load(ktl::MemoryOrder::relaxed);
+}
+
+u32 srq_size()
+{
+	return g_srq_size.load(ktl::MemoryOrder::relaxed);
+}
+
+u64 service_guid()
+{
+	return g_service_guid.load(ktl::MemoryOrder::acquire);
+}
+
+void adopt_service_guid(u64 node_guid)
+{
+	u64 expected = 0;
+
+	g_service_guid.compare_exchange(expected, node_guid, ktl::MemoryOrder::acq_rel);
+}
+
+void reset_params_for_test()
+{
+	g_max_req_size.store(kDefaultMaxReqSize);
+	g_srq_size.store(kDefaultSrqSize);
+	g_service_guid.store(0);
+}
+
+} // namespace srpt
+
+using namespace srpt;
+
+extern "C" int srpt_core_param_set(enum srpt_param p, const char *val)
+{
+	u64 v;
+	int ret;
+
+	switch (p) {
+	case SRPT_PARAM_MAX_REQ_SIZE:
+		ret = ktl::parse_u64(val, 0, kMaxMaxReqSize, &v);
+		if (ret == 0 && v < kMinMaxReqSize)
+			ret = -ktl::kERANGE;
+		if (ret) {
+			srpt_os_log(SRPT_LOG_ERR,
+				    "srp_max_req_size: invalid value '%s': must be %u..%u\n",
+				    val, kMinMaxReqSize, kMaxMaxReqSize);
+			return -ktl::kEINVAL;
+		}
+		g_max_req_size.store(static_cast<u32>(v));
+		return 0;
+	case SRPT_PARAM_SRQ_SIZE:
+		ret = ktl::parse_u64(val, 0, kMaxSrqSize, &v);
+		if (ret == 0 && v < kMinSrqSize)
+			ret = -ktl::kERANGE;
+		if (ret) {
+			srpt_os_log(SRPT_LOG_ERR,
+				    "srpt_srq_size: invalid value '%s': must be %u..%u\n",
+				    val, kMinSrqSize, kMaxSrqSize);
+			return -ktl::kEINVAL;
+		}
+		g_srq_size.store(static_cast<u32>(v));
+		return 0;
+	case SRPT_PARAM_SERVICE_GUID:
+		/* Hexadecimal with or without 0x, as the in-tree target. */
+		ret = ktl::parse_u64(val, 16, ~u64{0}, &v);
+		if (ret) {
+			srpt_os_log(SRPT_LOG_ERR,
+				    "srpt_service_guid: invalid value '%s': must be a 64-bit hexadecimal number\n",
+				    val);
+			return -ktl::kEINVAL;
+		}
+		g_service_guid.store(v, ktl::MemoryOrder::release);
+		return 0;
+	case SRPT_PARAM_COUNT:
+		break;
+	}
+	return -ktl::kEINVAL;
+}
+
+extern "C" int srpt_core_param_get(enum srpt_param p, char *buf, srpt_size_t size)
+{
+	ktl::StrBuf<32> s;
+
+	switch (p) {
+	case SRPT_PARAM_MAX_REQ_SIZE:
+		s.dec(max_req_size());
+		break;
+	case SRPT_PARAM_SRQ_SIZE:
+		s.dec(srq_size());
+		break;
+	case SRPT_PARAM_SERVICE_GUID:
+		s.put("0x").hex(service_guid(), 16);
+		break;
+	default:
+		return -ktl::kEINVAL;
+	}
+	s.put('\n');
+	if (size == 0)
+		return 0;
+	const srpt_size_t n = s.size() < size - 1 ? s.size() : size - 1;
+	__builtin_memcpy(buf, s.c_str(), n);
+	buf[n] = '\0';
+	return static_cast<int>(n);
+}

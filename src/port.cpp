@@ -1,0 +1,246 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Target ports: refresh (srpt_refresh_port), async events, and the
+ * orderly stop and detach when the device goes away.
+ */
+#include <ktl/errno.h>
+#include <srpt/device.h>
+#include <srpt/handles.h>
+#include <srpt/port.h>
+
+namespace srpt {
+namespace {
+
+constinit ktl::Atomic<int> g_live_ports{0};
+
+} // namespace
+
+Port::Port(Device *dev, srpt_os_device *os, const char *dev_name, u32 num)
+	: device_(dev), os_(os), num_(num)
+{
+	dev_name_.put(dev_name);
+	cache_lock_.init();
+	refresh_mutex_.init();
+	target_mutex_.init();
+	srpt_os_work_init(&refresh_work_, refresh_work_fn, this);
+	g_live_ports.fetch_add(1);
+}
+
+Port::~Port()
+{
+	KTL_WARN_ON(mad_registered_);
+	KTL_WARN_ON(tports_[0] || tports_[1]);
+	refresh_mutex_.destroy();
+	target_mutex_.destroy();
+	g_live_ports.fetch_sub(1);
+}
+
+int Port::live_count_for_test()
+{
+	return g_live_ports.load();
+}
+
+void Port::log(int level, const char *what, int err) const
+{
+	if (err)
+		srpt_os_log(level, "%s port %u: %s (%d)\n", dev_name(), num_, what, err);
+	else
+		srpt_os_log(level, "%s port %u: %s\n", dev_name(), num_, what);
+}
+
+int Port::refresh()
+{
+	ktl::MutexGuard guard(refresh_mutex_);
+	srpt_port_attr attr{};
+	PortCache c;
+	bool gid_changed;
+	int ret;
+
+	if (stopped_)
+		return -ktl::kENODEV;
+
+	ret = srpt_os_port_query(os_, num_, &attr);
+	if (ret) {
+		log(SRPT_LOG_ERR, "querying the port failed", ret);
+		return ret;
+	}
+	c.lid = attr.lid;
+	c.sm_lid = attr.sm_lid;
+	__builtin_memcpy(c.gid.raw, attr.gid, sizeof(c.gid.raw));
+	format_guid_name(c.gid, &c.guid_name);
+	format_gid_name(c.gid, &c.gid_name);
+	c.link_ib = attr.link_layer == SRPT_LINK_INFINIBAND;
+	c.iwarp = attr.iwarp != 0;
+	c.valid = true;
+	{
+		ktl::SpinGuard g(cache_lock_);
+		gid_changed = !cache_.valid || !(cache_.gid == c.gid);
+		cache_ = c;
+	}
+	if (gid_changed)
+		srpt_os_log(SRPT_LOG_INFO, "%s port %u: target port names %s and %s (%s)\n",
+			    dev_name(), num_, c.guid_name.c_str(), c.gid_name.c_str(),
+			    c.iwarp ? "iWARP" : c.link_ib ? "InfiniBand" : "RoCE");
+
+	/* iWARP has no InfiniBand management: nothing more to set up. */
+	if (c.iwarp)
+		return 0;
+
+	ret = srpt_os_port_set_devmgmt(os_, num_, 1);
+	if (ret) {
+		log(SRPT_LOG_WARN,
+		    "enabling device management failed, continuing without device management MADs; expected with SR-IOV",
+		    ret);
+		return 0;
+	}
+	if (mad_registered_)
+		return 0;
+
+	ret = srpt_os_mad_agent_register(os_, num_, to_handle<srpt_port>(this));
+	if (ret) {
+		log(SRPT_LOG_ERR,
+		    "registering the device management MAD agent failed, continuing without it; expected with SR-IOV",
+		    ret);
+		if (srpt_os_port_set_devmgmt(os_, num_, 0))
+			log(SRPT_LOG_WARN, "clearing the device management capability failed", 0);
+		return 0;
+	}
+	mad_registered_ = true;
+	return 0;
+}
+
+void Port::refresh_work_fn(void *arg)
+{
+	Port *port = static_cast<Port *>(arg);
+
+	/* Errors are logged by refresh(); a stopped port is not an error. */
+	(void)port->refresh();
+}
+
+void Port::on_event(srpt_port_event ev, int raw_event)
+{
+	switch (ev) {
+	case SRPT_EVENT_PORT_ERR: {
+		ktl::SpinGuard g(cache_lock_);
+
+		cache_.lid = 0;
+		cache_.sm_lid = 0;
+		break;
+	}
+	case SRPT_EVENT_PORT_ACTIVE:
+	case SRPT_EVENT_LID_CHANGE:
+	case SRPT_EVENT_PKEY_CHANGE:
+	case SRPT_EVENT_SM_CHANGE:
+	case SRPT_EVENT_CLIENT_REREGISTER:
+	case SRPT_EVENT_GID_CHANGE:
+		/* Querying the port sleeps: refresh in process context. */
+		srpt_os_work_schedule(&refresh_work_);
+		break;
+	case SRPT_EVENT_OTHER:
+		srpt_os_log(SRPT_LOG_DEBUG, "%s port %u: ignoring async event %d\n", dev_name(),
+			    num_, raw_event);
+		break;
+	}
+}
+
+void Port::stop()
+{
+	{
+		ktl::MutexGuard guard(refresh_mutex_);
+		stopped_ = true;
+	}
+	/* Not under refresh_mutex_: the work takes it. */
+	srpt_os_work_cancel_sync(&refresh_work_);
+
+	ktl::MutexGuard guard(refresh_mutex_);
+	if (!mad_registered_)
+		return;
+	if (srpt_os_port_set_devmgmt(os_, num_, 0))
+		log(SRPT_LOG_WARN, "clearing the device management capability failed", 0);
+	srpt_os_mad_agent_unregister(os_, num_);
+	mad_registered_ = false;
+}
+
+void Port::detach()
+{
+	ktl::MutexGuard guard(refresh_mutex_);
+
+	KTL_WARN_ON(!stopped_);
+	device_.store(nullptr, ktl::MemoryOrder::release);
+	os_ = nullptr;
+}
+
+PortCache Port::cache() const
+{
+	ktl::SpinGuard g(cache_lock_);
+
+	return cache_;
+}
+
+bool Port::mad_registered() const
+{
+	ktl::MutexGuard guard(refresh_mutex_);
+
+	return mad_registered_;
+}
+
+int Port::attach_tport(srpt_port_id_kind kind, TPort *tport)
+{
+	ktl::MutexGuard guard(target_mutex_);
+	TPort *&slot = tports_[kind == SRPT_PORT_ID_GUID ? 0 : 1];
+
+	if (slot)
+		return -ktl::kEEXIST;
+	slot = tport;
+	return 0;
+}
+
+void Port::detach_tport(srpt_port_id_kind kind, TPort *tport)
+{
+	ktl::MutexGuard guard(target_mutex_);
+	TPort *&slot = tports_[kind == SRPT_PORT_ID_GUID ? 0 : 1];
+
+	if (!KTL_WARN_ON(slot != tport))
+		slot = nullptr;
+}
+
+PortAttrib Port::attrib() const
+{
+	ktl::MutexGuard guard(target_mutex_);
+
+	return attrib_;
+}
+
+void Port::set_attrib(const PortAttrib &a)
+{
+	ktl::MutexGuard guard(target_mutex_);
+
+	attrib_ = a;
+}
+
+void Port::tpg_enabled(bool enabled)
+{
+	ktl::MutexGuard guard(target_mutex_);
+
+	if (enabled)
+		enabled_tpgs_++;
+	else if (!KTL_WARN_ON(enabled_tpgs_ == 0))
+		enabled_tpgs_--;
+}
+
+bool Port::enabled() const
+{
+	ktl::MutexGuard guard(target_mutex_);
+
+	return enabled_tpgs_ > 0;
+}
+
+} // namespace srpt
+
+using srpt::Port;
+using srpt::from_handle;
+
+extern "C" int srpt_refresh_port(struct srpt_port *sport)
+{
+	return from_handle<Port>(sport)->refresh();
+}

@@ -1,0 +1,91 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* Formatting and parsing the names of target ports. */
+#include <ktl/errno.h>
+#include <srpt/port_name.h>
+
+namespace srpt {
+
+void format_guid_name(const Gid &gid, GuidName *out)
+{
+	out->clear();
+	for (int i = 0; i < 4; i++) {
+		if (i)
+			out->put(':');
+		out->hex(static_cast<ktl::u16>(gid.raw[8 + 2 * i] << 8 | gid.raw[9 + 2 * i]), 4);
+	}
+}
+
+void format_gid_name(const Gid &gid, GidName *out)
+{
+	out->clear();
+	out->put("0x");
+	for (u8 b : gid.raw)
+		out->hex(b, 2);
+}
+
+bool ParsedPortName::matches(const Gid &g) const
+{
+	switch (kind) {
+	case SRPT_PORT_ID_GUID:
+		return __builtin_memcmp(gid.raw + 8, g.raw + 8, 8) == 0;
+	case SRPT_PORT_ID_GID:
+		return gid == g;
+	case SRPT_PORT_ID_NONE:
+		break;
+	}
+	return false;
+}
+
+namespace {
+
+/* Reads @n hex digit pairs from @s into @out; false on a non-hex char. */
+bool hex_bytes(const char *s, u8 *out, ktl::size_t n)
+{
+	for (ktl::size_t i = 0; i < n; i++) {
+		const int hi = ktl::hex_digit(s[2 * i]);
+		const int lo = ktl::hex_digit(s[2 * i + 1]);
+
+		if (hi < 0 || lo < 0)
+			return false;
+		out[i] = static_cast<u8>(hi << 4 | lo);
+	}
+	return true;
+}
+
+} // namespace
+
+int parse_port_name(ktl::Span<const char> text, ParsedPortName *out)
+{
+	const char *name = text.data();
+	const ktl::size_t len = text.size();
+	ParsedPortName p;
+
+	if (len == 19) {
+		/* xxxx:xxxx:xxxx:xxxx */
+		for (int g = 0; g < 4; g++) {
+			const char *grp = name + 5 * g;
+
+			if (g < 3 && grp[4] != ':')
+				return -ktl::kEINVAL;
+			if (!hex_bytes(grp, p.gid.raw + 8 + 2 * g, 2))
+				return -ktl::kEINVAL;
+		}
+		p.kind = SRPT_PORT_ID_GUID;
+	} else if (len == 34 && name[0] == '0' && (name[1] == 'x' || name[1] == 'X')) {
+		if (!hex_bytes(name + 2, p.gid.raw, 16))
+			return -ktl::kEINVAL;
+		p.kind = SRPT_PORT_ID_GID;
+	} else {
+		return -ktl::kEINVAL;
+	}
+	*out = p;
+	return 0;
+}
+
+int parse_port_name(const char *name, ParsedPortName *out)
+{
+	/* Longer than either form: no need to measure further. */
+	return parse_port_name(ktl::Span<const char>(name, ktl::strnlen(name, 64)), out);
+}
+
+} // namespace srpt

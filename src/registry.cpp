@@ -1,0 +1,82 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* The device list and port lookup by name (srpt_lookup_port). */
+#include <ktl/list.h>
+#include <ktl/lock.h>
+#include <srpt/handles.h>
+#include <srpt/registry.h>
+
+namespace srpt {
+namespace {
+
+/* Spinlock: lookups come from configfs, additions from the IB client. */
+constinit ktl::SpinLock g_lock;
+constinit ktl::List<Device, &Device::registry_node> g_devices; /* guarded by g_lock */
+
+} // namespace
+
+void registry_init()
+{
+	g_lock.init();
+}
+
+void registry_add(Device *dev)
+{
+	ktl::SpinGuard g(g_lock);
+
+	g_devices.push_back(dev);
+}
+
+void registry_remove(Device *dev)
+{
+	ktl::SpinGuard g(g_lock);
+
+	g_devices.erase(dev);
+}
+
+bool registry_empty()
+{
+	ktl::SpinGuard g(g_lock);
+
+	return g_devices.empty();
+}
+
+PortLookup lookup_port(const char *name)
+{
+	ParsedPortName parsed;
+	PortLookup result;
+
+	if (parse_port_name(name, &parsed))
+		return result;
+
+	ktl::SpinGuard g(g_lock);
+	for (Device *dev : g_devices) {
+		for (u32 i = 1; i <= dev->attrs().port_count; i++) {
+			Port *port = dev->port(i);
+			const PortCache c = port->cache();
+
+			if (c.valid && parsed.matches(c.gid)) {
+				result.port = ktl::RefPtr<Port>(port);
+				result.kind = parsed.kind;
+				return result;
+			}
+		}
+	}
+	return result;
+}
+
+} // namespace srpt
+
+using namespace srpt;
+
+extern "C" struct port_and_port_id srpt_lookup_port(const char *name)
+{
+	PortLookup r = lookup_port(name);
+
+	return port_and_port_id{to_handle<srpt_port>(r.port.leak_ref()), r.kind};
+}
+
+extern "C" void srpt_port_put_ref(struct srpt_port *sport)
+{
+	if (sport)
+		ktl::ImportRef(from_handle<Port>(sport)).reset();
+}

@@ -1,0 +1,188 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Target ports and TPGs: the core side of srpt_make_tport/drop_tport and
+ * srpt_make_tpg/drop_tpg, and node ACL name validation.
+ */
+#include <ktl/errno.h>
+#include <ktl/new.h>
+#include <srpt/handles.h>
+#include <srpt/initiator_id.h>
+#include <srpt/registry.h>
+#include <srpt/target.h>
+
+namespace srpt {
+namespace {
+
+constinit ktl::Atomic<int> g_live_tports{0};
+
+} // namespace
+
+TPort::TPort(ktl::RefPtr<Port> port, srpt_port_id_kind kind, srpt_os_tport *os)
+	: port_(ktl::move(port)), kind_(kind), os_(os)
+{
+	const PortCache c = port_->cache();
+
+	if (kind_ == SRPT_PORT_ID_GUID)
+		name_.put(c.guid_name.c_str());
+	else
+		name_.put(c.gid_name.c_str());
+	tpgs_mutex_.init();
+	g_live_tports.fetch_add(1);
+}
+
+TPort::~TPort()
+{
+	tpgs_mutex_.destroy();
+	g_live_tports.fetch_sub(1);
+}
+
+int TPort::live_count_for_test()
+{
+	return g_live_tports.load();
+}
+
+int TPort::create(const char *name, srpt_os_tport *os, TPort **out)
+{
+	PortLookup found = lookup_port(name);
+	ktl::AllocChecker ac;
+
+	if (!found.port) {
+		srpt_os_log(SRPT_LOG_ERR,
+			    "no RDMA port is named '%.64s' (expected xxxx:xxxx:xxxx:xxxx or 0x followed by 32 hex digits)\n",
+			    name);
+		return -ktl::kEINVAL;
+	}
+	TPort *t = new (&ac) TPort(ktl::move(found.port), found.kind, os);
+	if (!ac.check())
+		return -ktl::kENOMEM;
+
+	const int ret = t->port_->attach_tport(t->kind_, t);
+	if (ret) {
+		srpt_os_log(SRPT_LOG_ERR, "%s port %u: target port %s already exists\n",
+			    t->port_->dev_name(), t->port_->num(), t->name());
+		delete t;
+		return ret;
+	}
+	srpt_os_log(SRPT_LOG_INFO, "%s port %u: created target port %s\n", t->port_->dev_name(),
+		    t->port_->num(), t->name());
+	*out = t;
+	return 0;
+}
+
+void TPort::destroy()
+{
+	/* configfs removes TPG directories before their WWN directory. */
+	KTL_WARN_ON(!tpgs_.empty());
+	port_->detach_tport(kind_, this);
+	srpt_os_log(SRPT_LOG_INFO, "%s port %u: removed target port %s\n", port_->dev_name(),
+		    port_->num(), name());
+	delete this;
+}
+
+int Tpg::create(TPort *tport, srpt_os_tpg *os, Tpg **out)
+{
+	ktl::AllocChecker ac;
+	Tpg *tpg = new (&ac) Tpg(tport, os);
+
+	if (!ac.check())
+		return -ktl::kENOMEM;
+	ktl::MutexGuard guard(tport->tpgs_mutex_);
+	tport->tpgs_.push_back(tpg);
+	*out = tpg;
+	return 0;
+}
+
+void Tpg::destroy()
+{
+	/* Log the initiators out before LIO forgets the TPG. */
+	(void)enable(false);
+	{
+		ktl::MutexGuard guard(tport_->tpgs_mutex_);
+		tport_->tpgs_.erase(this);
+	}
+	delete this;
+}
+
+int Tpg::enable(bool enable)
+{
+	Port *port = tport_->port();
+
+	bool was = !enable;
+
+	if (enable && !port->device()) {
+		srpt_os_log(SRPT_LOG_ERR, "%s port %u: cannot enable %s: the RDMA device is gone\n",
+			    port->dev_name(), port->num(), tport_->name());
+		return -ktl::kENODEV;
+	}
+	if (!enabled_.compare_exchange(was, enable))
+		return 0;
+	port->tpg_enabled(enable);
+	srpt_os_log(SRPT_LOG_INFO, "%s port %u: target port %s %s\n", port->dev_name(), port->num(),
+		    tport_->name(), enable ? "enabled" : "disabled");
+	return 0;
+}
+
+bool Tpg::enabled() const
+{
+	return enabled_.load();
+}
+
+} // namespace srpt
+
+using namespace srpt;
+
+extern "C" int srpt_core_tport_create(const char *name, struct srpt_os_tport *os,
+				      struct srpt_tport **out)
+{
+	TPort *t;
+	const int ret = TPort::create(name, os, &t);
+
+	if (ret == 0)
+		*out = to_handle<srpt_tport>(t);
+	return ret;
+}
+
+extern "C" void srpt_core_tport_destroy(struct srpt_tport *tport)
+{
+	from_handle<TPort>(tport)->destroy();
+}
+
+extern "C" const char *srpt_core_tport_name(struct srpt_tport *tport)
+{
+	return from_handle<TPort>(tport)->name();
+}
+
+extern "C" int srpt_core_tpg_create(struct srpt_tport *tport, const char *name,
+				    struct srpt_os_tpg *os, struct srpt_tpg **out)
+{
+	Tpg *tpg;
+	const int ret = Tpg::create(from_handle<TPort>(tport), os, &tpg);
+
+	if (ret == 0)
+		*out = to_handle<srpt_tpg>(tpg);
+	return ret;
+}
+
+extern "C" void srpt_core_tpg_destroy(struct srpt_tpg *tpg)
+{
+	from_handle<Tpg>(tpg)->destroy();
+}
+
+extern "C" int srpt_core_tpg_enable(struct srpt_tpg *tpg, int enable)
+{
+	return from_handle<Tpg>(tpg)->enable(enable != 0);
+}
+
+extern "C" int srpt_core_nacl_init(const char *name)
+{
+	InitiatorId id;
+	const ktl::size_t len = ktl::strnlen(name, 256);
+
+	if (parse_initiator_id(ktl::Span<const char>(name, len), &id)) {
+		srpt_os_log(SRPT_LOG_ERR,
+			    "invalid initiator port ID '%.64s': expected a GUID (xxxx:xxxx:xxxx:xxxx), up to 32 hex digits (optionally 0x-prefixed, even count), or an IPv4/IPv6 address\n",
+			    name);
+		return -ktl::kEINVAL;
+	}
+	return 0;
+}
