@@ -1,0 +1,41 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# Shared helpers of the project's scripts: step logging with timing, the
+# cache directory, and the supported kernels.
+
+SRPT_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+# Long builds (KUnit's UML kernel, the VM initramfs) live outside the repo.
+SRPT_CACHE=${SRPT_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/srpt}
+mkdir -p "$SRPT_CACHE"
+
+_srpt_t0=$(date +%s)
+
+# step "what is happening": one line per step, with the elapsed time.
+step() {
+	printf '[%4ds] %s\n' $(( $(date +%s) - _srpt_t0 )) "$*"
+}
+
+die() {
+	printf 'error: %s\n' "$*" >&2
+	exit 1
+}
+
+# The last line of every test tier, summed by scripts/check.
+tier_result() { # name passed failed
+	printf 'TIER-RESULT: %s %d %d\n' "$1" "$2" "$3"
+}
+
+# Newest installed kernel release of a series ("6.1" or "6.12").
+kernel_release() {
+	local series=$1 k best=
+	for k in /lib/modules/*; do
+		k=${k##*/}
+		case "$k" in
+		"$series".*-amd64 | "$series".*+deb12-amd64) ;;
+		*) continue ;;
+		esac
+		[ -e "/boot/vmlinuz-$k" ] && [ -e "/lib/modules/$k/build/Makefile" ] || continue
+		best=$(printf '%s\n%s\n' "$best" "$k" | sed '/^$/d' | sort -V | tail -n1)
+	done
+	[ -n "$best" ] || return 1
+	printf '%s\n' "$best"
+}
