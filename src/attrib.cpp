@@ -99,11 +99,12 @@ extern "C" srpt_ssize_t srpt_core_tpg_attrib_store(struct srpt_tpg *h, enum srpt
 			    spec.min, spec.max);
 		return -ktl::kEINVAL;
 	}
+	if (!spec.field) {
+		ret = port->set_use_srq(v != 0);
+		return ret ? ret : static_cast<srpt_ssize_t>(count);
+	}
 	PortAttrib attrib = port->attrib();
-	if (spec.field)
-		attrib.*spec.field = static_cast<u32>(v);
-	else
-		attrib.use_srq = v != 0;
+	attrib.*spec.field = static_cast<u32>(v);
 	port->set_attrib(attrib);
 	return static_cast<srpt_ssize_t>(count);
 }

@@ -20,10 +20,13 @@ Device::Device(srpt_os_device *os, const srpt_device_info &info) : os_(os)
 	attrs_.max_qp_wr = info.max_qp_wr;
 	attrs_.max_srq_wr = info.max_srq_wr;
 	attrs_.max_send_sge = info.max_send_sge;
+	srq_mutex_.init();
 }
 
 Device::~Device()
 {
+	KTL_WARN_ON(srq_ring_);
+	srq_mutex_.destroy();
 	delete[] ports_;
 }
 
@@ -85,6 +88,20 @@ int Device::create(srpt_os_device *os, const srpt_device_info &info, Device **ou
 			goto fail;
 	}
 
+	/* IB/CM logins: only InfiniBand ports have the SA paths they need. */
+	for (u32 i = 1; i <= info.port_count; i++) {
+		const PortCache c = dev->port(i)->cache();
+
+		if (c.link_ib && !c.iwarp) {
+			ret = srpt_os_ib_cm_listen(os, service_guid());
+			if (ret)
+				srpt_os_log(SRPT_LOG_ERR,
+					    "%s: listening for IB/CM logins failed (%d); RDMA/CM logins still work\n",
+					    dev->name(), ret);
+			break;
+		}
+	}
+
 	registry_add(dev);
 	/* Only now that every port exists may events reach them. */
 	srpt_os_device_events_start(os);
@@ -110,13 +127,99 @@ fail:
 void Device::remove()
 {
 	srpt_os_device_events_stop(os_);
+	srpt_os_ib_cm_stop(os_);
 	registry_remove(this);
 	for (u32 i = 1; i <= attrs_.port_count; i++)
 		port(i)->stop();
 	for (u32 i = 1; i <= attrs_.port_count; i++)
+		port(i)->release_channels();
+	{
+		ktl::MutexGuard guard(srq_mutex_);
+		if (srq_users_)
+			srq_destroy();
+		srq_users_ = 0;
+	}
+	for (u32 i = 1; i <= attrs_.port_count; i++)
 		port(i)->detach();
 	srpt_os_log(SRPT_LOG_INFO, "%s: removed\n", name());
 	delete this;
+}
+
+int Device::srq_create()
+{
+	ktl::AllocChecker ac;
+	const u32 size = recv_queue_depth(true);
+	int ret;
+
+	ret = srpt_os_srq_create(os_, size);
+	if (ret) {
+		srpt_os_log(SRPT_LOG_ERR, "%s: creating a shared receive queue of %u entries failed (%d)\n",
+			    name(), size, ret);
+		return ret;
+	}
+	srq_ring_ = new (&ac) RecvCtx[size];
+	if (!ac.check()) {
+		srpt_os_srq_destroy(os_);
+		return -ktl::kENOMEM;
+	}
+	srq_size_ = size;
+	for (u32 i = 0; i < size; i++) {
+		RecvCtx &r = srq_ring_[i];
+		void *iu;
+
+		r.os = srpt_os_recv_alloc(os_, to_handle<srpt_recv>(&r), max_req_size(), 0, &iu);
+		if (!r.os) {
+			ret = -ktl::kENOMEM;
+			break;
+		}
+		r.iu = static_cast<ktl::u8 *>(iu);
+		ret = srpt_os_recv_post(os_, nullptr, r.os);
+		if (ret)
+			break;
+	}
+	if (ret) {
+		srpt_os_log(SRPT_LOG_ERR, "%s: filling the shared receive queue failed (%d)\n", name(),
+			    ret);
+		srq_destroy();
+		return ret;
+	}
+	srpt_os_log(SRPT_LOG_INFO, "%s: shared receive queue of %u entries\n", name(), size);
+	return 0;
+}
+
+void Device::srq_destroy()
+{
+	/* Destroying the SRQ discards what is posted on it. */
+	srpt_os_srq_destroy(os_);
+	for (u32 i = 0; i < srq_size_; i++)
+		srpt_os_recv_free(srq_ring_[i].os);
+	delete[] srq_ring_;
+	srq_ring_ = nullptr;
+	srq_size_ = 0;
+}
+
+int Device::srq_get()
+{
+	ktl::MutexGuard guard(srq_mutex_);
+
+	if (srq_users_ == 0) {
+		const int ret = srq_create();
+
+		if (ret)
+			return ret;
+	}
+	srq_users_++;
+	return 0;
+}
+
+void Device::srq_put()
+{
+	ktl::MutexGuard guard(srq_mutex_);
+
+	if (KTL_WARN_ON(srq_users_ == 0))
+		return;
+	if (--srq_users_ == 0)
+		srq_destroy();
 }
 
 } // namespace srpt
@@ -139,6 +242,12 @@ extern "C" int srpt_core_device_add(struct srpt_os_device *os, const struct srpt
 extern "C" void srpt_core_device_remove(struct srpt_device *dev)
 {
 	from_handle<Device>(dev)->remove();
+}
+
+extern "C" void srpt_core_srq_event(struct srpt_device *dev, int raw_event)
+{
+	srpt_os_log(SRPT_LOG_INFO, "%s: shared receive queue event %d\n",
+		    from_handle<Device>(dev)->name(), raw_event);
 }
 
 extern "C" void srpt_core_port_event(struct srpt_device *h, srpt_u32 port_num,

@@ -6,6 +6,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/rwsem.h>
 #include <linux/slab.h>
 #include <rdma/ib_cache.h>
 #include <rdma/ib_mad.h>
@@ -14,6 +15,27 @@
 #include "ib_device.h"
 
 static struct ib_client srpt_client;
+
+/* Logins read-hold it; removal write-holds it to wait for them. */
+static DECLARE_RWSEM(srpt_login_rwsem);
+
+struct srpt_os_device *srpt_login_begin(struct ib_device *ib)
+{
+	struct srpt_os_device *sdev;
+
+	down_read(&srpt_login_rwsem);
+	sdev = ib_get_client_data(ib, &srpt_client);
+	if (!sdev || sdev->removing) {
+		up_read(&srpt_login_rwsem);
+		return NULL;
+	}
+	return sdev;
+}
+
+void srpt_login_end(void)
+{
+	up_read(&srpt_login_rwsem);
+}
 
 static enum srpt_port_event srpt_map_event(enum ib_event_type e)
 {
@@ -199,14 +221,23 @@ static int srpt_add_one(struct ib_device *ib)
 	os->ib = ib;
 	os->port_count = ib->phys_port_cnt;
 	INIT_IB_EVENT_HANDLER(&os->event_handler, ib, srpt_event_handler);
+	os->pd = ib_alloc_pd(ib, 0);
+	if (IS_ERR(os->pd)) {
+		ret = PTR_ERR(os->pd);
+		goto free;
+	}
 
 	ret = srpt_core_device_add(os, &info, &os->core);
-	if (ret) {
-		kfree(os);
-		return ret;
-	}
+	if (ret)
+		goto dealloc_pd;
 	ib_set_client_data(ib, &srpt_client, os);
 	return 0;
+
+dealloc_pd:
+	ib_dealloc_pd(os->pd);
+free:
+	kfree(os);
+	return ret;
 }
 
 /* srpt_remove_one: the core logs everybody out; then the memory goes. */
@@ -214,7 +245,12 @@ static void srpt_remove_one(struct ib_device *ib, void *client_data)
 {
 	struct srpt_os_device *os = client_data;
 
+	/* Waits for logins under way; later ones find the device removing. */
+	down_write(&srpt_login_rwsem);
+	os->removing = true;
+	up_write(&srpt_login_rwsem);
 	srpt_core_device_remove(os->core);
+	ib_dealloc_pd(os->pd);
 	kfree(os);
 }
 

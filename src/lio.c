@@ -14,6 +14,7 @@
 #include <target/target_core_base.h>
 #include <target/target_core_fabric.h>
 
+#include "compat.h"
 #include "lio.h"
 #include "lio_cmd.h"
 
@@ -224,6 +225,7 @@ static const struct target_core_fabric_ops srpt_template = {
 	.tfc_discovery_attrs		= srpt_da_attrs,
 	.tfc_wwn_attrs			= srpt_wwn_attrs,
 	.tfc_tpg_attrib_attrs		= srpt_tpg_attrib_attrs,
+	SRPT_FABRIC_SUBMIT_OPS
 };
 
 int srpt_lio_register(void)

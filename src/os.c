@@ -12,6 +12,7 @@
 #include <linux/mm.h>
 #include <linux/mutex.h>
 #include <linux/printk.h>
+#include <linux/ratelimit.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 #include <linux/timekeeping.h>
@@ -53,13 +54,17 @@ void srpt_os_free(void *p)
 
 void srpt_os_log(int level, const char *fmt, ...)
 {
+	static DEFINE_RATELIMIT_STATE(rs, DEFAULT_RATELIMIT_INTERVAL,
+				      DEFAULT_RATELIMIT_BURST);
 	struct va_format vaf;
 	va_list args;
 
+	if ((level & SRPT_LOG_RATELIMITED) && !__ratelimit(&rs))
+		return;
 	va_start(args, fmt);
 	vaf.fmt = fmt;
 	vaf.va = &args;
-	switch (level) {
+	switch (level & ~SRPT_LOG_RATELIMITED) {
 	case SRPT_LOG_ERR:
 		pr_err("%pV", &vaf);
 		break;
@@ -146,6 +151,11 @@ void srpt_os_completion_init(struct srpt_os_completion *c)
 void srpt_os_complete(struct srpt_os_completion *c)
 {
 	complete(to_completion(c));
+}
+
+void srpt_os_complete_all(struct srpt_os_completion *c)
+{
+	complete_all(to_completion(c));
 }
 
 int srpt_os_wait_for_completion(struct srpt_os_completion *c,

@@ -20,8 +20,9 @@ Port::Port(Device *dev, srpt_os_device *os, const char *dev_name, u32 num)
 {
 	dev_name_.put(dev_name);
 	cache_lock_.init();
-	refresh_mutex_.init();
+	dev_mutex_.init();
 	target_mutex_.init();
+	ch_mutex_.init();
 	srpt_os_work_init(&refresh_work_, refresh_work_fn, this);
 	g_live_ports.fetch_add(1);
 }
@@ -30,8 +31,10 @@ Port::~Port()
 {
 	KTL_WARN_ON(mad_registered_);
 	KTL_WARN_ON(tports_[0] || tports_[1]);
-	refresh_mutex_.destroy();
+	KTL_WARN_ON(!nexuses_.empty());
+	dev_mutex_.destroy();
 	target_mutex_.destroy();
+	ch_mutex_.destroy();
 	g_live_ports.fetch_sub(1);
 }
 
@@ -50,7 +53,7 @@ void Port::log(int level, const char *what, int err) const
 
 int Port::refresh()
 {
-	ktl::MutexGuard guard(refresh_mutex_);
+	ktl::MutexGuard guard(dev_mutex_);
 	srpt_port_attr attr{};
 	PortCache c;
 	bool gid_changed;
@@ -146,13 +149,13 @@ void Port::on_event(srpt_port_event ev, int raw_event)
 void Port::stop()
 {
 	{
-		ktl::MutexGuard guard(refresh_mutex_);
+		ktl::MutexGuard guard(dev_mutex_);
 		stopped_ = true;
 	}
-	/* Not under refresh_mutex_: the work takes it. */
+	/* Not under dev_mutex_: the work takes it. */
 	srpt_os_work_cancel_sync(&refresh_work_);
 
-	ktl::MutexGuard guard(refresh_mutex_);
+	ktl::MutexGuard guard(dev_mutex_);
 	if (!mad_registered_)
 		return;
 	if (srpt_os_port_set_devmgmt(os_, num_, 0))
@@ -163,7 +166,7 @@ void Port::stop()
 
 void Port::detach()
 {
-	ktl::MutexGuard guard(refresh_mutex_);
+	ktl::MutexGuard guard(dev_mutex_);
 
 	KTL_WARN_ON(!stopped_);
 	device_.store(nullptr, ktl::MemoryOrder::release);
@@ -179,7 +182,7 @@ PortCache Port::cache() const
 
 bool Port::mad_registered() const
 {
-	ktl::MutexGuard guard(refresh_mutex_);
+	ktl::MutexGuard guard(dev_mutex_);
 
 	return mad_registered_;
 }
@@ -218,21 +221,11 @@ void Port::set_attrib(const PortAttrib &a)
 	attrib_ = a;
 }
 
-void Port::tpg_enabled(bool enabled)
+TPort *Port::tport(srpt_port_id_kind kind) const
 {
 	ktl::MutexGuard guard(target_mutex_);
 
-	if (enabled)
-		enabled_tpgs_++;
-	else if (!KTL_WARN_ON(enabled_tpgs_ == 0))
-		enabled_tpgs_--;
-}
-
-bool Port::enabled() const
-{
-	ktl::MutexGuard guard(target_mutex_);
-
-	return enabled_tpgs_ > 0;
+	return tports_[kind == SRPT_PORT_ID_GUID ? 0 : 1];
 }
 
 } // namespace srpt

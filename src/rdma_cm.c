@@ -1,28 +1,100 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The RDMA/CM listener: how logins arrive over RoCE and iWARP. The core
- * decides the port (discovery_auth/rdma_cm_port); this file owns the
- * rdma_cm_id.
+ * RDMA/CM: how logins arrive over RoCE and iWARP. One listener on the
+ * port the core chose (discovery_auth/rdma_cm_port), and the connection
+ * events (srpt_rdma_cm_handler).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/in.h>
 #include <linux/in6.h>
 #include <linux/mutex.h>
+#include <linux/slab.h>
 #include <net/net_namespace.h>
 #include <rdma/rdma_cm.h>
 
+#include "channel_os.h"
 #include "rdma_cm.h"
 
 /* Serialises listener replacement against module unload. */
 static DEFINE_MUTEX(srpt_rdma_cm_mutex);
 static struct rdma_cm_id *srpt_rdma_cm_id;
 
+static enum srpt_cm_event srpt_map_rdma_cm_event(enum rdma_cm_event_type e)
+{
+	switch (e) {
+	case RDMA_CM_EVENT_ESTABLISHED:
+		return SRPT_CM_ESTABLISHED;
+	case RDMA_CM_EVENT_DISCONNECTED:
+		return SRPT_CM_DISCONNECT_REQUEST;
+	case RDMA_CM_EVENT_TIMEWAIT_EXIT:
+		return SRPT_CM_DISCONNECTED;
+	case RDMA_CM_EVENT_REJECTED:
+		return SRPT_CM_REJECTED;
+	case RDMA_CM_EVENT_UNREACHABLE:
+	case RDMA_CM_EVENT_CONNECT_ERROR:
+		return SRPT_CM_CONNECT_ERROR;
+	default:
+		return SRPT_CM_OTHER;
+	}
+}
+
+/* srpt_rdma_cm_req_recv: hand the login to the core. */
+static int srpt_rdma_cm_req_recv(struct rdma_cm_id *cm_id,
+				 const struct rdma_cm_event *event)
+{
+	struct sa_path_rec *path = cm_id->route.path_rec;
+	struct srpt_login_info info = {
+		.cm = SRPT_CM_RDMA,
+		.pkey = path ? be16_to_cpu(path->pkey) : 0,
+		.private_data = event->param.conn.private_data,
+		.private_data_len = event->param.conn.private_data_len,
+	};
+	struct srpt_os_device *sdev;
+	struct srpt_os_channel *ch;
+	char peer[64];
+	int ret;
+
+	/* The initiator's address (the in-tree target used its own). */
+	snprintf(peer, sizeof(peer), "%pIS", &cm_id->route.addr.dst_addr);
+	info.peer = peer;
+	sdev = srpt_login_begin(cm_id->device);
+	if (!sdev)
+		return -ECONNREFUSED;
+	ch = srpt_channel_alloc(sdev, cm_id->port_num, info.pkey);
+	if (!ch) {
+		ret = -ENOMEM;
+		goto end;
+	}
+	ch->rdma_cm = true;
+	ch->rdma_cm_id = cm_id;
+	cm_id->context = ch;
+	ret = srpt_core_login(sdev->core, cm_id->port_num, ch, &info, &ch->core);
+	if (ret) {
+		/* Rejected: RDMA/CM destroys the id when we return non-zero. */
+		cm_id->context = NULL;
+		kfree(ch);
+	}
+end:
+	srpt_login_end();
+	return ret;
+}
+
+/*
+ * srpt_rdma_cm_handler: only a failed login returns non-zero; otherwise
+ * the channel's release destroys the id.
+ */
 static int srpt_rdma_cm_handler(struct rdma_cm_id *cm_id,
 				struct rdma_cm_event *event)
 {
-	/* Logins are not served yet: a non-zero return rejects the request. */
-	return event->event == RDMA_CM_EVENT_CONNECT_REQUEST ? -ECONNREFUSED : 0;
+	struct srpt_os_channel *ch = cm_id->context;
+
+	if (event->event == RDMA_CM_EVENT_CONNECT_REQUEST)
+		return srpt_rdma_cm_req_recv(cm_id, event);
+	if (ch)
+		srpt_core_cm_event(ch->core, srpt_map_rdma_cm_event(event->event),
+				   event->event);
+	return 0;
 }
 
 static struct rdma_cm_id *srpt_create_rdma_id(struct sockaddr *addr)

@@ -105,21 +105,7 @@ void Tpg::destroy()
 
 int Tpg::enable(bool enable)
 {
-	Port *port = tport_->port();
-
-	bool was = !enable;
-
-	if (enable && !port->device()) {
-		srpt_os_log(SRPT_LOG_ERR, "%s port %u: cannot enable %s: the RDMA device is gone\n",
-			    port->dev_name(), port->num(), tport_->name());
-		return -ktl::kENODEV;
-	}
-	if (!enabled_.compare_exchange(was, enable))
-		return 0;
-	port->tpg_enabled(enable);
-	srpt_os_log(SRPT_LOG_INFO, "%s port %u: target port %s %s\n", port->dev_name(), port->num(),
-		    tport_->name(), enable ? "enabled" : "disabled");
-	return 0;
+	return tport_->port()->set_tpg_enabled(this, enable);
 }
 
 bool Tpg::enabled() const

@@ -14,6 +14,7 @@ enum Errno : int {
 	kEIO = 5,
 	kEAGAIN = 11,
 	kENOMEM = 12,
+	kEACCES = 13,
 	kEBUSY = 16,
 	kEEXIST = 17,
 	kENODEV = 19,

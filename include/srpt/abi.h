@@ -66,6 +66,8 @@ enum srpt_log_level {
 	SRPT_LOG_NOTICE = 5,
 	SRPT_LOG_INFO = 6,
 	SRPT_LOG_DEBUG = 7,
+	/* Or-ed into a level: for messages an initiator can cause at will. */
+	SRPT_LOG_RATELIMITED = 0x100,
 };
 
 /* printk-style; the shim prefixes the module name. */
@@ -107,6 +109,8 @@ void srpt_os_mutex_destroy(struct srpt_os_mutex *m);
 
 void srpt_os_completion_init(struct srpt_os_completion *c);
 void srpt_os_complete(struct srpt_os_completion *c);
+/* Wakes every present and future waiter. */
+void srpt_os_complete_all(struct srpt_os_completion *c);
 /* Returns 0 once completed, -ETIMEDOUT after @timeout_ms. */
 SRPT_NODISCARD int srpt_os_wait_for_completion(struct srpt_os_completion *c,
 					       unsigned int timeout_ms);
@@ -245,6 +249,11 @@ struct port_and_port_id {
 struct port_and_port_id srpt_lookup_port(const char *name);
 void srpt_port_put_ref(struct srpt_port *sport);
 
+/* Listens for IB/CM logins to @service_id on the device. */
+SRPT_NODISCARD int srpt_os_ib_cm_listen(struct srpt_os_device *os, srpt_u64 service_id);
+/* Stops listening; returns once no login handler runs. */
+void srpt_os_ib_cm_stop(struct srpt_os_device *os);
+
 /* Kernel side of ports, called by the core. All may sleep. */
 SRPT_NODISCARD int srpt_os_port_query(struct srpt_os_device *os, srpt_u32 port_num,
 				      struct srpt_port_attr *attr);
@@ -333,6 +342,271 @@ SRPT_NODISCARD int srpt_core_nacl_init(const char *name);
  * failure the previous listener stays.
  */
 SRPT_NODISCARD int srpt_os_rdma_cm_listen(srpt_u16 port);
+
+/* ------------------------------------------------------------------------
+ * Logins and channels.
+ *
+ * An RDMA channel is one connection (QP) of an initiator; it carries one
+ * LIO session. The shim creates a struct srpt_os_channel holding the CM
+ * id when a connection request arrives and hands it to srpt_core_login().
+ * ------------------------------------------------------------------------
+ */
+
+struct srpt_channel;
+struct srpt_os_channel;
+struct srpt_recv;		/* core: one receive buffer (an IU) */
+struct srpt_os_recv;
+struct srpt_cmd;		/* core: one send context (a command) */
+struct srpt_os_cmd;
+
+enum srpt_cm_kind {
+	SRPT_CM_IB = 1,		/* IB/CM: private data is struct srp_login_req */
+	SRPT_CM_RDMA = 2,	/* RDMA/CM: private data is struct srp_login_req_rdma */
+};
+
+struct srpt_login_info {
+	srpt_u8 cm;			/* enum srpt_cm_kind */
+	srpt_u16 pkey;
+	const void *private_data;	/* the login request as received */
+	srpt_size_t private_data_len;
+	/*
+	 * The initiator as the transport names it: for IB/CM its port GUID
+	 * ("xxxx:xxxx:xxxx:xxxx"), for RDMA/CM its address ("%pIS").
+	 */
+	const char *peer;
+};
+
+/*
+ * A login request arrived on @port_num of @dev. Returns 0 when the core
+ * took @os (it accepted the login and owns @os and the CM id until it
+ * calls srpt_os_channel_free()), or a negative errno after rejecting it
+ * with srpt_os_cm_reject(): the shim then frees @os and lets the CM
+ * destroy the id. Sleeps.
+ */
+SRPT_NODISCARD int srpt_core_login(struct srpt_device *dev, srpt_u32 port_num,
+				   struct srpt_os_channel *os,
+				   const struct srpt_login_info *info,
+				   struct srpt_channel **out);
+
+enum srpt_cm_event {
+	SRPT_CM_ESTABLISHED,		/* IB/CM RTU or user established; RDMA/CM established */
+	SRPT_CM_DISCONNECT_REQUEST,	/* IB/CM DREQ; RDMA/CM disconnected */
+	SRPT_CM_DISCONNECTED,		/* IB/CM DREP or time-wait exit; RDMA/CM time-wait exit */
+	SRPT_CM_REJECTED,		/* the initiator rejected our login response */
+	SRPT_CM_CONNECT_ERROR,		/* REP error / unreachable: no RTU will come */
+	SRPT_CM_OTHER,
+};
+
+/* A CM event for a channel the core owns; from the CM's callback. */
+void srpt_core_cm_event(struct srpt_channel *ch, enum srpt_cm_event ev, int raw_event);
+enum srpt_qp_event {
+	SRPT_QP_COMM_EST,		/* a packet arrived before the RTU */
+	SRPT_QP_LAST_WQE_REACHED,
+	SRPT_QP_FATAL,			/* the QP is in the error state */
+	SRPT_QP_OTHER,
+};
+
+/* An async QP event; may run in atomic context. */
+void srpt_core_qp_event(struct srpt_channel *ch, enum srpt_qp_event ev, int raw_event);
+
+/* LIO close_session(): log the channel out and wait until it is gone. */
+void srpt_core_close_session(struct srpt_channel *ch);
+
+/* Completions, from the channel's CQ context. */
+void srpt_core_recv_done(struct srpt_channel *ch, struct srpt_recv *r, int ok,
+			 srpt_u32 byte_len);
+void srpt_core_zero_write_done(struct srpt_channel *ch, int ok);
+
+/* Kernel side of channels, called by the core. */
+struct srpt_qp_params {
+	srpt_u32 rq_size;		/* receive WRs (ignored with SRQ) */
+	srpt_u32 max_send_wr;		/* send WRs for responses and RDMA */
+	srpt_u32 cq_size;
+	srpt_u8 use_srq;
+};
+
+/*
+ * Allocates the CQ and creates the QP (IB/CM: moved to INIT). From here
+ * on the shim passes @core to the srpt_core_* channel callbacks.
+ */
+SRPT_NODISCARD int srpt_os_channel_create_qp(struct srpt_os_channel *os,
+					     struct srpt_channel *core,
+					     const struct srpt_qp_params *p);
+/* Associates the LIO session of @tpg, named @initiator, with @os. */
+SRPT_NODISCARD int srpt_os_channel_open_session(struct srpt_os_channel *os,
+						struct srpt_os_tpg *tpg,
+						const char *initiator);
+/* Sends the login response (IB/CM: after moving the QP to RTR). */
+SRPT_NODISCARD int srpt_os_channel_accept(struct srpt_os_channel *os, const void *rsp,
+					  srpt_size_t len);
+/* Sends a login rejection as consumer-defined REJ private data. */
+void srpt_os_cm_reject(struct srpt_os_channel *os, const void *rej, srpt_size_t len);
+/* IB/CM: moves the QP to RTS; RDMA/CM: nothing to do. */
+SRPT_NODISCARD int srpt_os_channel_ready(struct srpt_os_channel *os);
+/* Tells the CM that the first packet arrived before the RTU. */
+void srpt_os_channel_notify_established(struct srpt_os_channel *os);
+/* IB/CM: DREQ (DREP if a DREQ came); RDMA/CM: rdma_disconnect(). */
+SRPT_NODISCARD int srpt_os_channel_disconnect(struct srpt_os_channel *os);
+SRPT_NODISCARD int srpt_os_channel_qp_error(struct srpt_os_channel *os);
+/* Posts a signalled zero-length RDMA WRITE; completes in srpt_core_zero_write_done(). */
+SRPT_NODISCARD int srpt_os_channel_post_zero_write(struct srpt_os_channel *os);
+/*
+ * Teardown, in this order, from process context: stop the LIO session
+ * and wait for its commands, then remove it; destroy the CM id (no CM
+ * event after return); drain and destroy the QP and put the CQ (no
+ * completion after return); free @os.
+ */
+void srpt_os_channel_close_session(struct srpt_os_channel *os);
+void srpt_os_channel_destroy_cm(struct srpt_os_channel *os);
+void srpt_os_channel_destroy_qp(struct srpt_os_channel *os);
+void srpt_os_channel_free(struct srpt_os_channel *os);
+
+/* ------------------------------------------------------------------------
+ * Receive buffers and the shared receive queue.
+ * ------------------------------------------------------------------------
+ */
+
+/*
+ * Allocates and DMA-maps a receive buffer able to hold @size bytes of IU
+ * starting @align_offset bytes into a 512-byte aligned buffer (so that
+ * immediate data at a fixed IU offset is 512-byte aligned). *iu points
+ * at where the IU will be received.
+ */
+struct srpt_os_recv *srpt_os_recv_alloc(struct srpt_os_device *dev, struct srpt_recv *core,
+					srpt_u32 size, srpt_u32 align_offset, void **iu);
+void srpt_os_recv_free(struct srpt_os_recv *r);
+/* Posts @r on the channel's receive queue, or on the SRQ when @ch is NULL. */
+SRPT_NODISCARD int srpt_os_recv_post(struct srpt_os_device *dev, struct srpt_os_channel *ch,
+				     struct srpt_os_recv *r);
+
+SRPT_NODISCARD int srpt_os_srq_create(struct srpt_os_device *dev, srpt_u32 size);
+void srpt_os_srq_destroy(struct srpt_os_device *dev);
+void srpt_core_srq_event(struct srpt_device *dev, int raw_event);
+
+/* ------------------------------------------------------------------------
+ * Commands (send contexts): the data path.
+ * ------------------------------------------------------------------------
+ */
+
+enum srpt_data_dir {
+	SRPT_DATA_NONE = 0,
+	SRPT_DATA_OUT = 1,		/* write: initiator to target */
+	SRPT_DATA_IN = 2,		/* read: target to initiator */
+};
+
+enum srpt_task_attr {
+	SRPT_TASK_SIMPLE,
+	SRPT_TASK_HEAD_OF_QUEUE,
+	SRPT_TASK_ORDERED,
+	SRPT_TASK_ACA,
+};
+
+struct srpt_cmd_info {
+	srpt_u64 tag;
+	srpt_u64 lun;			/* unpacked (scsilun_to_int) */
+	srpt_u32 data_len;
+	srpt_u8 dir;			/* enum srpt_data_dir */
+	srpt_u8 task_attr;		/* enum srpt_task_attr */
+};
+
+/* Allocates the kernel side of a send context with its response buffer. */
+struct srpt_os_cmd *srpt_os_cmd_alloc(struct srpt_os_channel *ch, struct srpt_cmd *core,
+				      srpt_u32 rsp_size, void **rsp_buf);
+void srpt_os_cmd_free(struct srpt_os_cmd *cmd);
+
+/* target_init_cmd(); -ESHUTDOWN while the session stops. */
+SRPT_NODISCARD int srpt_os_cmd_init(struct srpt_os_cmd *cmd, const struct srpt_cmd_info *info);
+/* Immediate data: the data buffer is @len bytes at @data (in a receive buffer). */
+void srpt_os_cmd_map_imm(struct srpt_os_cmd *cmd, void *data, srpt_u32 len);
+/*
+ * Prepares @count remote buffers for a transfer in direction @dir; then
+ * one srpt_os_cmd_rdma_add() each. Before srpt_os_cmd_init().
+ */
+SRPT_NODISCARD int srpt_os_cmd_rdma_prepare(struct srpt_os_cmd *cmd, srpt_u32 count,
+					    enum srpt_data_dir dir);
+/* Allocates local memory for a remote buffer and maps it; returns the WR count. */
+SRPT_NODISCARD int srpt_os_cmd_rdma_add(struct srpt_os_cmd *cmd, srpt_u64 va, srpt_u32 rkey,
+					srpt_u32 len);
+/* Undoes prepare/add (or map_imm); idempotent. */
+void srpt_os_cmd_release_data(struct srpt_os_cmd *cmd);
+/*
+ * target_submit_prep() + target_submit(). The CDB is copied by LIO.
+ * After this LIO owns the command: it answers through the queue_*
+ * callbacks even when it fails the command itself.
+ */
+void srpt_os_cmd_submit(struct srpt_os_cmd *cmd, const srpt_u8 *cdb);
+/* After a failed data transfer: transport_generic_request_failure(). */
+void srpt_os_cmd_abort(struct srpt_os_cmd *cmd);
+
+enum srpt_tmf {
+	SRPT_TMF_ABORT_TASK,
+	SRPT_TMF_ABORT_TASK_SET,
+	SRPT_TMF_CLEAR_TASK_SET,
+	SRPT_TMF_LUN_RESET,
+	SRPT_TMF_CLEAR_ACA,
+	SRPT_TMF_UNSUPPORTED,
+};
+/*
+ * target_submit_tmr(): 0 when LIO took it (it answers through
+ * queue_tm_rsp); otherwise no LIO command exists and the core answers.
+ */
+SRPT_NODISCARD int srpt_os_cmd_submit_tmr(struct srpt_os_cmd *cmd, srpt_u64 lun,
+					  enum srpt_tmf fn, srpt_u64 task_tag, srpt_u64 tag);
+
+/* target_execute_cmd(): the write data is in. */
+void srpt_os_cmd_execute(struct srpt_os_cmd *cmd);
+/* Posts the RDMA READs of the write data; completes in srpt_core_rdma_read_done(). */
+SRPT_NODISCARD int srpt_os_cmd_post_rdma_read(struct srpt_os_cmd *cmd);
+/*
+ * Posts the response (@len bytes of the response buffer), preceded by the
+ * RDMA WRITEs of the read data when @with_data; completes in
+ * srpt_core_send_done().
+ */
+SRPT_NODISCARD int srpt_os_cmd_post_response(struct srpt_os_cmd *cmd, srpt_u32 len,
+					     int with_data);
+/* target_put_sess_cmd(): drop the acknowledgement reference. */
+void srpt_os_cmd_put(struct srpt_os_cmd *cmd);
+/* transport_generic_free_cmd(): the response is done with. */
+void srpt_os_cmd_done(struct srpt_os_cmd *cmd);
+
+/* What LIO says about a finished command, for the SRP_RSP. */
+enum srpt_residual {
+	SRPT_RESIDUAL_NONE,
+	SRPT_RESIDUAL_UNDERFLOW,
+	SRPT_RESIDUAL_OVERFLOW,
+};
+
+struct srpt_cmd_status {
+	srpt_u8 scsi_status;
+	srpt_u8 residual;		/* enum srpt_residual */
+	srpt_u8 data_dir;		/* enum srpt_data_dir */
+	srpt_u32 residual_count;
+	const srpt_u8 *sense;
+	srpt_u32 sense_len;
+};
+
+enum srpt_tmr_response {
+	SRPT_TMR_COMPLETE,
+	SRPT_TMR_TASK_DOES_NOT_EXIST,
+	SRPT_TMR_LUN_DOES_NOT_EXIST,
+	SRPT_TMR_NOT_SUPPORTED,
+	SRPT_TMR_REJECTED,
+	SRPT_TMR_FAILED,
+};
+
+/* LIO fabric callbacks, forwarded. */
+SRPT_NODISCARD int srpt_core_write_pending(struct srpt_cmd *cmd);
+/* queue_data_in (@with_data) and queue_status. */
+void srpt_core_queue_response(struct srpt_cmd *cmd, const struct srpt_cmd_status *st,
+			      int with_data);
+void srpt_core_queue_tm_response(struct srpt_cmd *cmd, enum srpt_tmr_response r);
+void srpt_core_aborted_task(struct srpt_cmd *cmd);
+void srpt_core_release_cmd(struct srpt_cmd *cmd);
+int srpt_core_cmd_state(struct srpt_cmd *cmd);
+
+/* Completions of a command's work requests. */
+void srpt_core_rdma_read_done(struct srpt_cmd *cmd, int ok);
+void srpt_core_send_done(struct srpt_cmd *cmd, int ok);
 
 SRPT_ABI_END
 

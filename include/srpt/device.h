@@ -9,7 +9,9 @@
 #include <ktl/list.h>
 #include <ktl/refptr.h>
 #include <ktl/types.h>
+#include <ktl/lock.h>
 #include <srpt/abi.h>
+#include <srpt/ioctx.h>
 #include <srpt/port.h>
 
 namespace srpt {
@@ -56,16 +58,30 @@ public:
 	/* 1-based; nullptr when out of range. */
 	Port *port(u32 num) const;
 
+	/*
+	 * The shared receive queue, created for the first port that sets
+	 * use_srq and destroyed with the last one (or the device).
+	 */
+	[[nodiscard]] int srq_get();
+	void srq_put();
+
 	ktl::ListNode registry_node;
 
 private:
 	Device(srpt_os_device *os, const srpt_device_info &info);
 	~Device();
 	[[nodiscard]] int create_ports();
+	[[nodiscard]] int srq_create();
+	void srq_destroy();
 
 	srpt_os_device *const os_;
 	DeviceAttrs attrs_;
 	ktl::RefPtr<Port> *ports_ = nullptr;	/* attrs_.port_count entries */
+
+	ktl::Mutex srq_mutex_;
+	u32 srq_users_ = 0;			/* guarded by srq_mutex_ */
+	u32 srq_size_ = 0;			/* guarded by srq_mutex_ */
+	RecvCtx *srq_ring_ = nullptr;		/* guarded by srq_mutex_ */
 };
 
 } // namespace srpt

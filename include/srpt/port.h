@@ -10,16 +10,19 @@
  */
 #pragma once
 
+#include <ktl/list.h>
 #include <ktl/lock.h>
 #include <ktl/refptr.h>
 #include <ktl/types.h>
 #include <srpt/abi.h>
+#include <srpt/channel.h>
 #include <srpt/port_name.h>
 
 namespace srpt {
 
 class Device;
 class TPort;
+class Tpg;
 
 using ktl::u32;
 /* IB_DEVICE_NAME_MAX is 64. */
@@ -92,8 +95,27 @@ public:
 	void detach_tport(srpt_port_id_kind kind, TPort *tport);
 	PortAttrib attrib() const;
 	void set_attrib(const PortAttrib &a);
-	/* Counts enabled TPGs; logins are accepted while any is enabled. */
-	void tpg_enabled(bool enabled);
+	TPort *tport(srpt_port_id_kind kind) const;
+
+	/*
+	 * Channels (channels.cpp). The channel mutex serialises logins with
+	 * TPG enable/disable, session closes and channel list changes.
+	 */
+	ktl::Mutex &channel_mutex() { return ch_mutex_; }
+	/* Enables or disables @tpg; disabling logs its initiators out first. */
+	[[nodiscard]] int set_tpg_enabled(Tpg *tpg, bool enable);
+	/* Whether a login may proceed now; under channel_mutex(). */
+	bool accepting_logins_locked() const;
+	/* Adds @ch to its I_T nexus; under channel_mutex(). */
+	[[nodiscard]] int add_channel_locked(Channel *ch, bool multichannel, u8 *rsp_flags);
+	void remove_channel(Channel *ch);
+	/* Logs out every channel (of @tpg, or all) and waits until released. */
+	void close_channels(const Tpg *tpg, const char *why);
+	/* srpt_release_sport: no more logins, every channel gone. */
+	void release_channels();
+	/* Switches use_srq: logs the port's initiators out around the change. */
+	[[nodiscard]] int set_use_srq(bool use_srq);
+	u32 channel_count() const;
 	bool enabled() const;
 
 	static int live_count_for_test();
@@ -103,23 +125,29 @@ private:
 	void log(int level, const char *what, int err) const;
 
 	ktl::Atomic<Device *> device_;
-	srpt_os_device *os_;			/* guarded by refresh_mutex_ */
+	srpt_os_device *os_;			/* guarded by dev_mutex_ */
 	DeviceName dev_name_;			/* immutable */
 	const u32 num_;
 
 	mutable ktl::SpinLock cache_lock_;
 	PortCache cache_;			/* guarded by cache_lock_ */
 
-	mutable ktl::Mutex refresh_mutex_;
-	bool mad_registered_ = false;		/* guarded by refresh_mutex_ */
-	bool stopped_ = false;			/* guarded by refresh_mutex_ */
+	/* Serialises refresh, stop/detach and use_srq switches. */
+	mutable ktl::Mutex dev_mutex_;
+	bool mad_registered_ = false;		/* guarded by dev_mutex_ */
+	bool stopped_ = false;			/* guarded by dev_mutex_ */
 
 	srpt_os_work refresh_work_;
 
 	mutable ktl::Mutex target_mutex_;
 	TPort *tports_[2] = {};			/* guarded by target_mutex_ */
-	u32 enabled_tpgs_ = 0;			/* guarded by target_mutex_ */
 	PortAttrib attrib_;			/* guarded by target_mutex_ */
+
+	mutable ktl::Mutex ch_mutex_;
+	ktl::List<Nexus, &Nexus::port_node> nexuses_;	/* guarded by ch_mutex_ */
+	u32 enabled_tpgs_ = 0;			/* guarded by ch_mutex_ */
+	u32 channels_ = 0;			/* guarded by ch_mutex_ */
+	u32 login_blockers_ = 0;		/* guarded by ch_mutex_ */
 };
 
 } // namespace srpt

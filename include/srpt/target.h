@@ -28,6 +28,7 @@ public:
 	ktl::ListNode tport_node;	/* on tport_->tpgs_, under its tpgs_mutex_ */
 
 private:
+	friend class Port;
 	Tpg(TPort *tport, srpt_os_tpg *os) : tport_(tport), os_(os) {}
 
 	TPort *const tport_;
@@ -44,6 +45,17 @@ public:
 	Port *port() const { return port_.get(); }
 	srpt_port_id_kind kind() const { return kind_; }
 	srpt_os_tport *os() const { return os_; }
+
+	/* Calls @fn(tpg) for each TPG until it returns true; true if one did. */
+	template <typename Fn> bool find_tpg(Fn fn)
+	{
+		ktl::MutexGuard guard(tpgs_mutex_);
+
+		for (Tpg *tpg : tpgs_)
+			if (fn(tpg))
+				return true;
+		return false;
+	}
 
 	static int live_count_for_test();
 

@@ -1,0 +1,154 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * An RDMA channel: one connection of an initiator, carrying one LIO
+ * session. Its state only moves forward:
+ *
+ *   CONNECTING -> LIVE -> DISCONNECTING -> DRAINING -> DISCONNECTED
+ *
+ * CONNECTING until the CM says the connection is established (IUs that
+ * arrive earlier wait); DISCONNECTING once a DREQ went out or came in;
+ * DRAINING once the QP is in the error state and a zero-length write was
+ * posted behind everything else; DISCONNECTED when that write completed,
+ * after which the release work frees the channel in process context.
+ *
+ * Lifetime: the port's channel list holds one reference until the release
+ * work ends; whoever waits for a release holds another.
+ */
+#pragma once
+
+#include <ktl/list.h>
+#include <ktl/lock.h>
+#include <ktl/refptr.h>
+#include <ktl/string.h>
+#include <srpt/abi.h>
+#include <srpt/credits.h>
+#include <srpt/ioctx.h>
+#include <srpt/login.h>
+
+namespace srpt {
+
+class Device;
+class Port;
+class Tpg;
+struct Nexus;
+
+enum class ChState : ktl::u8 {
+	kConnecting,
+	kLive,
+	kDisconnecting,
+	kDraining,
+	kDisconnected,
+};
+
+const char *ch_state_name(ChState s);
+
+class Channel : public ktl::RefCounted<Channel> {
+public:
+	/* srpt_cm_req_recv: see srpt_core_login() for the ownership rules. */
+	[[nodiscard]] static int login(Device *dev, u32 port_num, srpt_os_channel *os,
+				       const srpt_login_info &info, Channel **out);
+
+	void on_cm_event(srpt_cm_event ev, int raw_event);
+	void on_qp_event(srpt_qp_event ev, int raw_event);
+	void on_recv(RecvCtx *r, bool ok, u32 byte_len);
+	void on_zero_write_done(bool ok);
+
+	/*
+	 * srpt_disconnect_ch: DREQ/rdma_disconnect, or close() when that is
+	 * impossible. -kENOTCONN when already disconnecting. Callers hold
+	 * the port's channel mutex or run in a CM callback, so that this
+	 * never races with accepting the login.
+	 */
+	int disconnect();
+	/* srpt_close_ch: QP to error, drain. False when already closing. */
+	bool close();
+	/* Disconnects and waits until released; any context that may sleep. */
+	void disconnect_and_wait(const char *why);
+
+	ChState state() const { return static_cast<ChState>(state_.load()); }
+	const char *name() const { return name_.c_str(); }
+	Port *port() const { return port_.get(); }
+	Tpg *tpg() const { return tpg_; }
+	Nexus *nexus() const { return nexus_; }
+	srpt_os_channel *os() const { return os_; }
+	const Credits &credits() const { return credits_; }
+
+	/* The data path (datapath.cpp, tmf.cpp). */
+	Cmd *get_cmd();
+	void put_cmd(Cmd *c);
+	void repost(RecvCtx *r);
+	void process_wait_list();
+	Credits &credits() { return credits_; }
+	u32 max_ti_iu_len() const { return max_ti_iu_len_; }
+
+	ktl::ListNode nexus_node;	/* on nexus_->channels, under the port's channel mutex */
+
+	static int live_count_for_test();
+	~Channel();
+
+private:
+	friend class Port;
+
+	Channel(Device *dev, ktl::RefPtr<Port> port, srpt_os_channel *os, const srpt_login_info &info,
+		const LoginRequest &req);
+
+	[[nodiscard]] bool set_state(ChState s);
+	void reject(srp::RejectReason reason, const char *why);
+	[[nodiscard]] int create_resources();
+	void free_resources();
+	[[nodiscard]] int open_session_locked();
+	void on_established();
+	void schedule_release();
+	static void release_work_fn(void *arg);
+	static void logout_work_fn(void *arg);
+	void run_release();
+
+	bool handle_iu(RecvCtx *r);
+	void handle_cmd(RecvCtx *r, Cmd *c);
+	void handle_tsk_mgmt(RecvCtx *r, Cmd *c);
+
+	Device *const dev_;
+	ktl::RefPtr<Port> port_;
+	srpt_os_channel *os_;
+	Tpg *tpg_ = nullptr;		/* set under the port's channel mutex */
+	Nexus *nexus_ = nullptr;
+	LoginRequest req_;
+	ktl::StrBuf<64> name_;		/* the initiator, as the transport names it */
+	ktl::StrBuf<40> i_port_name_;	/* "0x" + 32 hex digits of the initiator port id */
+	srpt_cm_kind cm_;
+	bool use_srq_ = false;
+	u32 rq_size_ = 0;
+	u32 max_send_wr_ = 0;
+	u32 max_ti_iu_len_ = 0;
+	u32 imm_data_offset_ = 0;
+	u32 max_rsp_size_ = 0;
+
+	ktl::Atomic<ktl::u8> state_{static_cast<ktl::u8>(ChState::kConnecting)};
+	Credits credits_;
+
+	RecvCtx *recv_ring_ = nullptr;	/* rq_size_ entries unless use_srq_ */
+	Cmd **cmds_ = nullptr;		/* rq_size_ send contexts */
+	ktl::SpinLock free_lock_;
+	ktl::List<Cmd, &Cmd::free_node> free_cmds_;	/* guarded by free_lock_ */
+	/* IUs waiting for LIVE or for a free send context; CQ context only. */
+	ktl::List<RecvCtx, &RecvCtx::wait_node> wait_list_;
+	bool processing_wait_list_ = false;
+	/* How many wait, and whether a zero-length write will look at them. */
+	ktl::Atomic<u32> waiting_{0};
+	ktl::Atomic<bool> kick_pending_{false};
+
+	srpt_os_work release_work_;
+	srpt_os_work logout_work_;
+	srpt_os_completion released_;
+	ktl::Atomic<bool> release_scheduled_{false};
+};
+
+/* The I_T nexus: the channels between one initiator port and one target port. */
+struct Nexus {
+	u8 i_port_id[16] = {};
+	u8 t_port_id[16] = {};
+	ktl::List<Channel, &Channel::nexus_node> channels;
+	ktl::ListNode port_node;	/* on the port's nexus list */
+};
+
+} // namespace srpt

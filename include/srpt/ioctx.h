@@ -1,0 +1,97 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * I/O contexts: receive contexts (one posted receive buffer each) and
+ * send contexts (one per command, with its response buffer), and the
+ * command state machine (srpt_set_cmd_state, srpt_test_and_set_cmd_state).
+ */
+#pragma once
+
+#include <ktl/atomic.h>
+#include <ktl/list.h>
+#include <ktl/types.h>
+#include <srpt/abi.h>
+#include <srpt/iu.h>
+
+namespace srpt {
+
+class Channel;
+
+/* srpt_recv: a receive buffer and what arrived in it. */
+struct RecvCtx {
+	srpt_os_recv *os = nullptr;
+	ktl::u8 *iu = nullptr;		/* where the IU is received */
+	ktl::u32 byte_len = 0;		/* bytes of the last IU */
+	ktl::ListNode wait_node;	/* on Channel::wait_list_ (CQ context only) */
+};
+
+enum class CmdState : ktl::u8 {
+	kNew,
+	kNeedData,	/* waiting for the RDMA READ of write data */
+	kDataIn,	/* write data is in; LIO executes */
+	kCmdRspSent,
+	kMgmt,		/* a task management function */
+	kMgmtRspSent,
+	kDone,
+};
+
+const char *cmd_state_name(CmdState s);
+
+/* srpt_cmd: a send context. */
+class Cmd {
+public:
+	Cmd(Channel *ch) : ch_(ch) {}
+
+	/* srpt_set_cmd_state: no change once kDone; returns the old state. */
+	CmdState set_state(CmdState s);
+	/* srpt_test_and_set_cmd_state: only from @old; true if it was @old. */
+	[[nodiscard]] bool test_and_set_state(CmdState old, CmdState s);
+	CmdState state() const { return static_cast<CmdState>(state_.load()); }
+
+	/* Ready for a new request (srpt_get_send_ioctx). */
+	void reset();
+
+	/*
+	 * Answers without LIO, for requests LIO never saw: a malformed
+	 * SRP_CMD (CHECK CONDITION, INVALID FIELD IN COMMAND INFORMATION
+	 * UNIT), a command we have no memory for (BUSY), or a task management
+	 * function LIO refused (FUNCTION FAILED).
+	 */
+	void respond_local_status(ktl::u8 scsi_status, const ktl::u8 *sense, ktl::u32 sense_len);
+	void respond_local_tmf(ktl::u8 rsp_code);
+
+	/* LIO callbacks and completions; see datapath.cpp. */
+	[[nodiscard]] int write_pending();
+	void rdma_read_done(bool ok);
+	void queue_response(const srpt_cmd_status &st, bool with_data);
+	void queue_tm_response(srpt_tmr_response r);
+	void send_done(bool ok);
+	void aborted();
+	void release();
+
+	Channel *const ch_;
+	srpt_os_cmd *os = nullptr;
+	ktl::u8 *rsp_buf = nullptr;
+	ktl::u32 rsp_size = 0;
+
+	/* Set per request. */
+	ktl::u64 tag = 0;
+	ktl::u8 sol_not = 0;
+	srpt_data_dir dir = SRPT_DATA_NONE;
+	DataKind data_kind = DataKind::kNone;
+	ktl::u32 data_len = 0;
+	ktl::u32 n_rdma = 0;		/* send queue slots the transfer needs */
+	ktl::u32 sq_held = 0;		/* slots reserved until the next completion */
+	RecvCtx *imm_recv = nullptr;	/* holds the receive buffer (immediate data) */
+	bool local = false;		/* answered by the core, never given to LIO */
+
+	ktl::ListNode free_node;	/* on the channel's free list */
+
+private:
+	/* Reserves the send queue, builds the IU with @build(delta), posts. */
+	template <typename Build> void respond(ktl::u32 extra_wrs, bool with_data, Build build);
+	void fail_response();
+
+	ktl::Atomic<ktl::u8> state_{static_cast<ktl::u8>(CmdState::kDone)};
+};
+
+} // namespace srpt

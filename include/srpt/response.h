@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* Building SRP_RSP: command responses (srpt_build_cmd_rsp) and task management responses (srpt_build_tskmgmt_rsp). */
+#pragma once
+
+#include <ktl/span.h>
+#include <ktl/types.h>
+#include <srpt/abi.h>
+
+namespace srpt {
+
+using ktl::u32;
+using ktl::u64;
+using ktl::u8;
+
+struct RspHeader {
+	u64 tag = 0;
+	u32 req_lim_delta = 0;
+	u8 req_sol_not = 0;	/* SOL_NOT of the request: SCSOLNT/UCSOLNT */
+};
+
+/*
+ * An SRP_RSP for a SCSI command: status, residuals and sense data, the
+ * sense clipped so that the IU fits in @max_len (the channel's
+ * max_ti_iu_len) and in @out. Returns its length, 0 if @out is too small.
+ */
+ktl::size_t build_cmd_rsp(const RspHeader &h, const srpt_cmd_status &st, u32 max_len,
+			  ktl::MutableBytes out);
+
+/* An SRP_RSP for a task management function with RSP_CODE @rsp_code. */
+ktl::size_t build_tmf_rsp(const RspHeader &h, u8 rsp_code, ktl::MutableBytes out);
+
+/* The SRP RSP_CODE for LIO's answer to a task management function. */
+u8 tmf_rsp_code(srpt_tmr_response r);
+
+} // namespace srpt

@@ -1,0 +1,551 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * RDMA channels: login (srpt_cm_req_recv), the channel state machine
+ * (srpt_set_ch_state, srpt_disconnect_ch, srpt_close_ch), CM events
+ * (srpt_cm_rtu_recv, srpt_cm_handler) and the release in process context.
+ */
+#include <ktl/errno.h>
+#include <ktl/new.h>
+#include <srpt/channel.h>
+#include <srpt/device.h>
+#include <srpt/handles.h>
+#include <srpt/params.h>
+#include <srpt/port.h>
+#include <srpt/target.h>
+
+namespace srpt {
+namespace {
+
+constinit ktl::Atomic<int> g_live_channels{0};
+
+/* The smallest send queue we retry down to (MIN_SRPT_SQ_SIZE). */
+constexpr u32 kMinSqSize = 16;
+/* How often a waiter for a release says it is still waiting. */
+constexpr unsigned int kReleaseWaitLogMs = 5000;
+
+void hex_id(ktl::StrBuf<40> *out, const u8 id[16])
+{
+	out->put("0x");
+	for (int i = 0; i < 16; i++)
+		out->hex(id[i], 2);
+}
+
+} // namespace
+
+const char *ch_state_name(ChState s)
+{
+	switch (s) {
+	case ChState::kConnecting:
+		return "connecting";
+	case ChState::kLive:
+		return "live";
+	case ChState::kDisconnecting:
+		return "disconnecting";
+	case ChState::kDraining:
+		return "draining";
+	case ChState::kDisconnected:
+		return "disconnected";
+	}
+	return "?";
+}
+
+int Channel::live_count_for_test()
+{
+	return g_live_channels.load();
+}
+
+Channel::Channel(Device *dev, ktl::RefPtr<Port> port, srpt_os_channel *os,
+		 const srpt_login_info &info, const LoginRequest &req)
+	: dev_(dev), port_(ktl::move(port)), os_(os), req_(req),
+	  cm_(static_cast<srpt_cm_kind>(info.cm))
+{
+	name_.put(info.peer ? info.peer : "?");
+	hex_id(&i_port_name_, req.initiator_port_id);
+	free_lock_.init();
+	srpt_os_work_init(&release_work_, release_work_fn, this);
+	srpt_os_work_init(&logout_work_, logout_work_fn, this);
+	srpt_os_completion_init(&released_);
+	g_live_channels.fetch_add(1);
+}
+
+Channel::~Channel()
+{
+	KTL_WARN_ON(recv_ring_ || cmds_);
+	g_live_channels.fetch_sub(1);
+}
+
+bool Channel::set_state(ChState s)
+{
+	ktl::u8 cur = state_.load();
+
+	/* Only ever forward: a late event never revives a channel. */
+	while (static_cast<ktl::u8>(s) > cur) {
+		if (state_.compare_exchange(cur, static_cast<ktl::u8>(s)))
+			return true;
+	}
+	return false;
+}
+
+void Channel::reject(srp::RejectReason reason, const char *why)
+{
+	u8 rej[srp::login_rej::kSize];
+	const ktl::size_t len = build_login_rej(req_.tag, reason, ktl::MutableBytes(rej));
+
+	srpt_os_log(SRPT_LOG_INFO, "%s port %u: rejected login of %s (initiator port id %s): %s\n",
+		    port_->dev_name(), port_->num(), name(), i_port_name_.c_str(), why);
+	srpt_os_cm_reject(os_, rej, len);
+}
+
+/* A login that never became a channel: reject it and tell the shim why. */
+static int reject_login(Port *port, srpt_os_channel *os, const srpt_login_info &info, u64 tag,
+			srp::RejectReason reason, const char *why, int err)
+{
+	u8 rej[srp::login_rej::kSize];
+	const ktl::size_t len = build_login_rej(tag, reason, ktl::MutableBytes(rej));
+
+	srpt_os_log(SRPT_LOG_INFO | SRPT_LOG_RATELIMITED, "%s port %u: rejected login of %s: %s\n",
+		    port ? port->dev_name() : "?", port ? port->num() : 0,
+		    info.peer ? info.peer : "?", why);
+	srpt_os_cm_reject(os, rej, len);
+	return err;
+}
+
+int Channel::login(Device *dev, u32 port_num, srpt_os_channel *os, const srpt_login_info &info,
+		   Channel **out)
+{
+	using srp::RejectReason;
+	Port *port = dev->port(port_num);
+	LoginRequest req;
+
+	if (!port)
+		return reject_login(nullptr, os, info, 0, RejectReason::kUnableEstablishChannel,
+				    "no such port", -ktl::kEINVAL);
+	if (parse_login_request(static_cast<srpt_cm_kind>(info.cm),
+				ktl::Bytes(static_cast<const u8 *>(info.private_data),
+					   info.private_data_len),
+				&req))
+		return reject_login(port, os, info, 0, RejectReason::kUnableEstablishChannel,
+				    "malformed login request", -ktl::kEINVAL);
+
+	const PortAttrib attrib = port->attrib();
+	LoginLimits lim;
+	lim.max_req_size = max_req_size();
+	lim.max_rsp_size = attrib.srp_max_rsp_size;
+	lim.service_guid = service_guid();
+	lim.use_srq = attrib.use_srq;
+	const LoginCheck check = check_login(req, lim);
+	if (!check.ok)
+		return reject_login(port, os, info, req.tag, check.reason, check.why, -ktl::kEINVAL);
+
+	ktl::AllocChecker ac;
+	Channel *ch = new (&ac) Channel(dev, ktl::RefPtr<Port>(port), os, info, req);
+	if (!ac.check())
+		return reject_login(port, os, info, req.tag, RejectReason::kInsufficientResources,
+				    "out of memory", -ktl::kENOMEM);
+	/* From here on the channel's own reference governs its life. */
+	ktl::RefPtr<Channel> ref = ktl::AdoptRef(ch);
+	ch->use_srq_ = attrib.use_srq;
+	ch->max_rsp_size_ = attrib.srp_max_rsp_size;
+	ch->max_ti_iu_len_ = check.max_ti_iu_len;
+	ch->imm_data_offset_ = check.imm_data_offset;
+	srpt_os_log(SRPT_LOG_INFO,
+		    "%s port %u: %s login of %s (initiator port id %s, it_iu_len %u, pkey %#x%s)\n",
+		    port->dev_name(), port->num(), ch->cm_ == SRPT_CM_IB ? "IB/CM" : "RDMA/CM",
+		    ch->name(), ch->i_port_name_.c_str(), req.req_it_iu_len, info.pkey,
+		    check.multichannel ? ", multichannel" : "");
+
+	int ret = ch->create_resources();
+	if (ret) {
+		ch->reject(RejectReason::kInsufficientResources,
+			   "creating the queue pair or its buffers failed");
+		srpt_os_channel_destroy_qp(os);
+		ch->free_resources();
+		return ret;
+	}
+
+	u8 rsp_flags = 0;
+	{
+		ktl::MutexGuard guard(port->channel_mutex());
+
+		if (!port->accepting_logins_locked()) {
+			ret = -ktl::kEINVAL;
+			ch->reject(RejectReason::kInsufficientResources, "the target port is not enabled");
+		} else if ((ret = ch->open_session_locked()) != 0) {
+			ch->reject(ret == -ktl::kENOMEM ? RejectReason::kInsufficientResources
+							 : RejectReason::kUnableEstablishChannel,
+				   "no ACL of an enabled TPG admits the initiator");
+		} else if ((ret = port->add_channel_locked(ch, check.multichannel, &rsp_flags)) != 0) {
+			ch->reject(RejectReason::kInsufficientResources, "out of memory");
+			srpt_os_channel_close_session(os);
+		}
+	}
+	if (ret) {
+		srpt_os_channel_destroy_qp(os);
+		ch->free_resources();
+		return ret;
+	}
+
+	/*
+	 * The channel is on the port's list and has a session: from here a
+	 * failure is a normal close, and the release work owns the CM id.
+	 */
+	LoginResponse rsp;
+	rsp.tag = req.tag;
+	rsp.req_lim_delta = ch->rq_size_;
+	rsp.max_it_iu_len = lim.max_req_size;
+	rsp.max_ti_iu_len = ch->max_ti_iu_len_;
+	rsp.rsp_flags = rsp_flags | (ch->imm_data_offset_ ? srp::kLoginRspImmedSupported : 0);
+	u8 rsp_buf[srp::login_rsp::kSize];
+	const ktl::size_t rsp_len = build_login_rsp(rsp, ktl::MutableBytes(rsp_buf));
+	{
+		ktl::MutexGuard guard(port->channel_mutex());
+
+		/* A close may have come first (TPG disabled, relogin). */
+		if (ch->state() != ChState::kConnecting || !port->accepting_logins_locked())
+			ret = -ktl::kECONNABORTED;
+		else
+			ret = srpt_os_channel_accept(os, rsp_buf, rsp_len);
+	}
+	if (ret) {
+		ch->reject(RejectReason::kInsufficientResources, "sending the login response failed");
+		ch->close();
+	} else {
+		srpt_os_log(SRPT_LOG_INFO, "%s port %u: %s logged in to %s (%u credits%s)\n",
+			    port->dev_name(), port->num(), ch->name(), ch->tpg_->tport()->name(),
+			    ch->rq_size_, ch->imm_data_offset_ ? ", immediate data" : "");
+	}
+	*out = ch;
+	return 0;
+}
+
+int Channel::create_resources()
+{
+	ktl::AllocChecker ac;
+	srpt_qp_params p{};
+	u32 sq_size = port_->attrib().srp_sq_size;
+	int ret;
+
+	rq_size_ = dev_->recv_queue_depth(false);
+	p.rq_size = rq_size_;
+	p.use_srq = use_srq_;
+	for (;;) {
+		/* Half the send queue for responses, half for RDMA transfers. */
+		max_send_wr_ = ktl::min(sq_size / 2, dev_->attrs().max_qp_wr);
+		p.max_send_wr = max_send_wr_;
+		p.cq_size = rq_size_ + sq_size;
+		ret = srpt_os_channel_create_qp(os_, to_handle<srpt_channel>(this), &p);
+		if (ret == 0)
+			break;
+		if (sq_size <= kMinSqSize) {
+			srpt_os_log(SRPT_LOG_ERR, "%s: creating a queue pair failed (%d)\n", name(), ret);
+			return ret;
+		}
+		sq_size = ktl::max(sq_size / 2, kMinSqSize);
+	}
+	credits_.init(rq_size_, max_send_wr_);
+
+	cmds_ = new (&ac) Cmd *[rq_size_]();
+	if (!ac.check())
+		return -ktl::kENOMEM;
+	for (u32 i = 0; i < rq_size_; i++) {
+		Cmd *c = new (&ac) Cmd(this);
+		void *rsp;
+
+		if (!ac.check())
+			return -ktl::kENOMEM;
+		cmds_[i] = c;
+		c->os = srpt_os_cmd_alloc(os_, to_handle<srpt_cmd>(c), max_rsp_size_, &rsp);
+		if (!c->os)
+			return -ktl::kENOMEM;
+		c->rsp_buf = static_cast<u8 *>(rsp);
+		c->rsp_size = max_rsp_size_;
+		free_cmds_.push_back(c);
+	}
+
+	if (use_srq_)
+		return 0;
+	recv_ring_ = new (&ac) RecvCtx[rq_size_];
+	if (!ac.check())
+		return -ktl::kENOMEM;
+	const u32 align = imm_align_offset(imm_data_offset_);
+	for (u32 i = 0; i < rq_size_; i++) {
+		RecvCtx &r = recv_ring_[i];
+		void *iu;
+
+		r.os = srpt_os_recv_alloc(dev_->os(), to_handle<srpt_recv>(&r), max_req_size(), align,
+					  &iu);
+		if (!r.os)
+			return -ktl::kENOMEM;
+		r.iu = static_cast<u8 *>(iu);
+		ret = srpt_os_recv_post(dev_->os(), os_, r.os);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+void Channel::free_resources()
+{
+	/* SRQ buffers that waited here belong to the device: give them back. */
+	while (RecvCtx *r = wait_list_.pop_front()) {
+		waiting_.fetch_sub(1);
+		if (use_srq_)
+			repost(r);
+	}
+	if (recv_ring_) {
+		for (u32 i = 0; i < rq_size_; i++)
+			srpt_os_recv_free(recv_ring_[i].os);
+		delete[] recv_ring_;
+		recv_ring_ = nullptr;
+	}
+	if (cmds_) {
+		while (free_cmds_.pop_front())
+			;
+		for (u32 i = 0; i < rq_size_; i++) {
+			if (!cmds_[i])
+				continue;
+			srpt_os_cmd_free(cmds_[i]->os);
+			delete cmds_[i];
+		}
+		delete[] cmds_;
+		cmds_ = nullptr;
+	}
+}
+
+int Channel::open_session_locked()
+{
+	int ret = -ktl::kEACCES;
+
+	/*
+	 * The names the in-tree target tries, so that existing ACLs keep
+	 * working: the transport's name of the initiator on a GUID-named
+	 * target port; "0x" + the initiator port id, then without "0x", on a
+	 * GID-named one. Only enabled TPGs admit logins.
+	 */
+	auto try_tport = [&](srpt_port_id_kind kind, auto try_names) {
+		TPort *t = port_->tport(kind);
+
+		return t && t->find_tpg([&](Tpg *tpg) {
+			if (!tpg->enabled())
+				return false;
+			return try_names(tpg);
+		});
+	};
+	auto open = [&](Tpg *tpg, const char *initiator) {
+		ret = srpt_os_channel_open_session(os_, tpg->os(), initiator);
+		if (ret == 0)
+			tpg_ = tpg;
+		return ret == 0;
+	};
+	if (try_tport(SRPT_PORT_ID_GUID, [&](Tpg *tpg) { return open(tpg, name()); }))
+		return 0;
+	if (try_tport(SRPT_PORT_ID_GID, [&](Tpg *tpg) {
+		    return open(tpg, i_port_name_.c_str()) || open(tpg, i_port_name_.c_str() + 2);
+	    }))
+		return 0;
+	return ret;
+}
+
+int Channel::disconnect()
+{
+	if (!set_state(ChState::kDisconnecting))
+		return -ktl::kENOTCONN;
+	int ret = srpt_os_channel_disconnect(os_);
+	if (ret < 0 && close())
+		ret = 0;
+	return ret;
+}
+
+bool Channel::close()
+{
+	if (!set_state(ChState::kDraining))
+		return false;
+	int ret = srpt_os_channel_qp_error(os_);
+	if (ret)
+		srpt_os_log(SRPT_LOG_ERR, "%s: moving the queue pair to the error state failed (%d)\n",
+			    name(), ret);
+	/* Its completion comes after every earlier work request's. */
+	ret = srpt_os_channel_post_zero_write(os_);
+	if (ret) {
+		srpt_os_log(SRPT_LOG_ERR, "%s: posting the drain write failed (%d)\n", name(), ret);
+		if (set_state(ChState::kDisconnected))
+			schedule_release();
+	}
+	return true;
+}
+
+void Channel::disconnect_and_wait(const char *why)
+{
+	{
+		ktl::MutexGuard guard(port_->channel_mutex());
+
+		if (disconnect() >= 0)
+			srpt_os_log(SRPT_LOG_INFO, "%s port %u: logging out %s: %s\n", port_->dev_name(),
+				    port_->num(), name(), why);
+		/* Do not wait for the initiator to answer the DREQ. */
+		close();
+	}
+	while (srpt_os_wait_for_completion(&released_, kReleaseWaitLogMs))
+		srpt_os_log(SRPT_LOG_INFO, "%s port %u: still waiting for %s to be released (%s)\n",
+			    port_->dev_name(), port_->num(), name(), ch_state_name(state()));
+}
+
+void Channel::on_established()
+{
+	const int ret = srpt_os_channel_ready(os_);
+
+	if (ret) {
+		srpt_os_log(SRPT_LOG_ERR, "%s: making the queue pair ready to send failed (%d)\n",
+			    name(), ret);
+		close();
+		return;
+	}
+	if (!set_state(ChState::kLive))
+		return;	/* already closing */
+	/* Process the IUs that came early, in completion context. */
+	kick_pending_.store(true);
+	if (srpt_os_channel_post_zero_write(os_))
+		close();
+}
+
+void Channel::on_cm_event(srpt_cm_event ev, int raw_event)
+{
+	switch (ev) {
+	case SRPT_CM_ESTABLISHED:
+		on_established();
+		break;
+	case SRPT_CM_DISCONNECT_REQUEST:
+		/* Answer (DREP) and drain now; no need to wait for time-wait. */
+		disconnect();
+		close();
+		break;
+	case SRPT_CM_DISCONNECTED:
+		close();
+		break;
+	case SRPT_CM_REJECTED:
+	case SRPT_CM_CONNECT_ERROR:
+		srpt_os_log(SRPT_LOG_INFO, "%s: connection failed (CM event %d)\n", name(), raw_event);
+		close();
+		break;
+	case SRPT_CM_OTHER:
+		srpt_os_log(SRPT_LOG_DEBUG, "%s: ignoring CM event %d\n", name(), raw_event);
+		break;
+	}
+}
+
+void Channel::on_qp_event(srpt_qp_event ev, int raw_event)
+{
+	switch (ev) {
+	case SRPT_QP_COMM_EST:
+		srpt_os_channel_notify_established(os_);
+		break;
+	case SRPT_QP_FATAL:
+		srpt_os_log(SRPT_LOG_ERR, "%s: queue pair error (event %d)\n", name(), raw_event);
+		/* Not in atomic context: the logout work disconnects. */
+		srpt_os_work_schedule(&logout_work_);
+		break;
+	case SRPT_QP_LAST_WQE_REACHED:
+	case SRPT_QP_OTHER:
+		srpt_os_log(SRPT_LOG_DEBUG, "%s: QP event %d in state %s\n", name(), raw_event,
+			    ch_state_name(state()));
+		break;
+	}
+}
+
+void Channel::on_zero_write_done(bool ok)
+{
+	kick_pending_.store(false);
+	if (ok) {
+		process_wait_list();
+		return;
+	}
+	if (set_state(ChState::kDisconnected))
+		schedule_release();
+}
+
+void Channel::schedule_release()
+{
+	bool expected = false;
+
+	if (release_scheduled_.compare_exchange(expected, true))
+		srpt_os_work_schedule(&release_work_);
+}
+
+void Channel::release_work_fn(void *arg)
+{
+	static_cast<Channel *>(arg)->run_release();
+}
+
+void Channel::logout_work_fn(void *arg)
+{
+	Channel *ch = static_cast<Channel *>(arg);
+	ktl::MutexGuard guard(ch->port_->channel_mutex());
+
+	/* Disconnecting may fail once the QP broke: then drain at once. */
+	ch->disconnect();
+	ch->close();
+}
+
+/*
+ * srpt_release_channel_work: each step ends one source of callbacks
+ * before the memory they use goes.
+ */
+void Channel::run_release()
+{
+	/* Commands: LIO calls back until the session is gone. */
+	srpt_os_channel_close_session(os_);
+	/* CM events: none after the CM id is destroyed. */
+	srpt_os_channel_destroy_cm(os_);
+	port_->remove_channel(this);
+	/* Completions and QP events: none after the drained QP is destroyed. */
+	srpt_os_channel_destroy_qp(os_);
+	/* Only QP events and completions schedule it; a late run finds DISCONNECTED. */
+	srpt_os_work_cancel_sync(&logout_work_);
+	free_resources();
+	srpt_os_channel_free(os_);
+	os_ = nullptr;
+	srpt_os_log(SRPT_LOG_INFO, "%s port %u: %s logged out\n", port_->dev_name(), port_->num(),
+		    name());
+	srpt_os_complete_all(&released_);
+	/* The port list's reference; waiters may hold more. */
+	if (release())
+		delete this;
+}
+
+} // namespace srpt
+
+using namespace srpt;
+
+extern "C" int srpt_core_login(struct srpt_device *dev, srpt_u32 port_num,
+			       struct srpt_os_channel *os, const struct srpt_login_info *info,
+			       struct srpt_channel **out)
+{
+	Channel *ch;
+	const int ret = Channel::login(from_handle<Device>(dev), port_num, os, *info, &ch);
+
+	if (ret == 0)
+		*out = to_handle<srpt_channel>(ch);
+	return ret;
+}
+
+extern "C" void srpt_core_cm_event(struct srpt_channel *ch, enum srpt_cm_event ev, int raw_event)
+{
+	from_handle<Channel>(ch)->on_cm_event(ev, raw_event);
+}
+
+extern "C" void srpt_core_qp_event(struct srpt_channel *ch, enum srpt_qp_event ev, int raw_event)
+{
+	from_handle<Channel>(ch)->on_qp_event(ev, raw_event);
+}
+
+extern "C" void srpt_core_close_session(struct srpt_channel *ch)
+{
+	ktl::RefPtr<Channel> ref(from_handle<Channel>(ch));
+
+	ref->disconnect_and_wait("its ACL or session was removed");
+}
+
+extern "C" void srpt_core_zero_write_done(struct srpt_channel *ch, int ok)
+{
+	from_handle<Channel>(ch)->on_zero_write_done(ok != 0);
+}

@@ -1,0 +1,92 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Send contexts: the command state machine and the channel's pool of
+ * free contexts (srpt_get_send_ioctx).
+ */
+#include <srpt/channel.h>
+#include <srpt/ioctx.h>
+
+namespace srpt {
+
+const char *cmd_state_name(CmdState s)
+{
+	switch (s) {
+	case CmdState::kNew:
+		return "new";
+	case CmdState::kNeedData:
+		return "need data";
+	case CmdState::kDataIn:
+		return "data in";
+	case CmdState::kCmdRspSent:
+		return "response sent";
+	case CmdState::kMgmt:
+		return "task management";
+	case CmdState::kMgmtRspSent:
+		return "task management response sent";
+	case CmdState::kDone:
+		return "done";
+	}
+	return "?";
+}
+
+CmdState Cmd::set_state(CmdState s)
+{
+	ktl::u8 cur = state_.load();
+
+	while (static_cast<CmdState>(cur) != CmdState::kDone) {
+		if (state_.compare_exchange(cur, static_cast<ktl::u8>(s)))
+			break;
+	}
+	return static_cast<CmdState>(cur);
+}
+
+bool Cmd::test_and_set_state(CmdState old, CmdState s)
+{
+	ktl::u8 expected = static_cast<ktl::u8>(old);
+
+	return state_.compare_exchange(expected, static_cast<ktl::u8>(s));
+}
+
+void Cmd::reset()
+{
+	state_.store(static_cast<ktl::u8>(CmdState::kNew));
+	tag = 0;
+	sol_not = 0;
+	dir = SRPT_DATA_NONE;
+	data_kind = DataKind::kNone;
+	data_len = 0;
+	n_rdma = 0;
+	sq_held = 0;
+	local = false;
+	KTL_WARN_ON(imm_recv);
+}
+
+Cmd *Channel::get_cmd()
+{
+	ktl::SpinGuard g(free_lock_);
+	Cmd *c = free_cmds_.pop_front();
+
+	if (c)
+		c->reset();
+	return c;
+}
+
+void Channel::put_cmd(Cmd *c)
+{
+	{
+		ktl::SpinGuard g(free_lock_);
+		free_cmds_.push_front(c);
+	}
+	/*
+	 * IUs waiting for a context are handled in completion context only:
+	 * if some wait, have a zero-length write complete there.
+	 */
+	bool expected = false;
+	if (waiting_.load() && state() == ChState::kLive &&
+	    kick_pending_.compare_exchange(expected, true)) {
+		if (srpt_os_channel_post_zero_write(os_))
+			kick_pending_.store(false);
+	}
+}
+
+} // namespace srpt

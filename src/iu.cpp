@@ -1,0 +1,125 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* SRP_CMD and SRP_TSK_MGMT fields. */
+#include <ktl/errno.h>
+#include <ktl/wire.h>
+#include <srpt/iu.h>
+#include <srpt/srp.h>
+
+namespace srpt {
+
+using ktl::BeReader;
+
+u64 scsilun_to_int(const u8 lun[8])
+{
+	u64 v = 0;
+
+	/* SAM's four 2-byte levels, first level lowest (as the kernel does). */
+	for (int i = 0; i < 8; i += 2)
+		v |= static_cast<u64>(lun[i] << 8 | lun[i + 1]) << (i * 8);
+	return v;
+}
+
+u32 scsi_cdb_size(const u8 *cdb)
+{
+	/* Group code → length (SPC); 0x7f is a variable-length CDB. */
+	static constexpr u8 kGroupSize[8] = {6, 10, 10, 12, 16, 12, 10, 10};
+
+	if (cdb[0] == 0x7f)
+		return 8u + cdb[7];
+	return kGroupSize[cdb[0] >> 5];
+}
+
+namespace {
+
+srpt_task_attr task_attr(u8 v)
+{
+	switch (v & 0x7) {
+	case srp::kTaskSimple:
+		return SRPT_TASK_SIMPLE;
+	case srp::kTaskHeadOfQueue:
+		return SRPT_TASK_HEAD_OF_QUEUE;
+	case srp::kTaskAca:
+		return SRPT_TASK_ACA;
+	default:
+		/* ORDERED, and the reserved values as the safest order. */
+		return SRPT_TASK_ORDERED;
+	}
+}
+
+} // namespace
+
+int parse_srp_cmd(ktl::Bytes iu, u32 imm_data_offset, SrpCmd *out, const char **why)
+{
+	BeReader r(iu);
+	SrpCmd c;
+	u8 lun[8];
+
+	if (iu.size() < srp::cmd::kSize) {
+		*why = "SRP_CMD shorter than 48 bytes";
+		c.tag = r.be64(srp::cmd::kTag);
+		*out = c;
+		return -ktl::kEINVAL;
+	}
+	c.tag = r.be64(srp::cmd::kTag);
+	c.sol_not = r.u8_at(srp::cmd::kSolNot);
+	c.task_attr = task_attr(r.u8_at(srp::cmd::kTaskAttr));
+	r.copy(srp::cmd::kLun, lun, sizeof(lun));
+	c.lun = scsilun_to_int(lun);
+	*out = c;
+
+	const u32 cdb_room = srp::cmd::kCdbSize + (r.u8_at(srp::cmd::kAddCdbLen) & ~3u);
+	if (!r.has(srp::cmd::kCdb, cdb_room)) {
+		*why = "additional CDB past the end of the IU";
+		return -ktl::kEINVAL;
+	}
+	c.cdb_len = scsi_cdb_size(iu.data() + srp::cmd::kCdb);
+	if (c.cdb_len > cdb_room) {
+		*why = "CDB longer than the CDB and additional CDB fields";
+		return -ktl::kEINVAL;
+	}
+	const int ret = parse_data_descriptors(iu, imm_data_offset, &c.data, why);
+	if (ret)
+		return ret;
+	*out = c;
+	return 0;
+}
+
+int parse_srp_tsk_mgmt(ktl::Bytes iu, SrpTskMgmt *out)
+{
+	BeReader r(iu);
+	SrpTskMgmt t;
+	u8 lun[8];
+
+	if (iu.size() < srp::tsk_mgmt::kSize)
+		return -ktl::kEINVAL;
+	t.tag = r.be64(srp::tsk_mgmt::kTag);
+	t.sol_not = r.u8_at(srp::tsk_mgmt::kSolNot);
+	r.copy(srp::tsk_mgmt::kLun, lun, sizeof(lun));
+	t.lun = scsilun_to_int(lun);
+	t.task_tag = r.be64(srp::tsk_mgmt::kTaskTag);
+	t.function = r.u8_at(srp::tsk_mgmt::kFunction);
+	switch (t.function) {
+	case srp::kTmfAbortTask:
+		t.tmf = SRPT_TMF_ABORT_TASK;
+		break;
+	case srp::kTmfAbortTaskSet:
+		t.tmf = SRPT_TMF_ABORT_TASK_SET;
+		break;
+	case srp::kTmfClearTaskSet:
+		t.tmf = SRPT_TMF_CLEAR_TASK_SET;
+		break;
+	case srp::kTmfLunReset:
+		t.tmf = SRPT_TMF_LUN_RESET;
+		break;
+	case srp::kTmfClearAca:
+		t.tmf = SRPT_TMF_CLEAR_ACA;
+		break;
+	default:
+		t.tmf = SRPT_TMF_UNSUPPORTED;
+		break;
+	}
+	*out = t;
+	return r.ok() ? 0 : -ktl::kEINVAL;
+}
+
+} // namespace srpt

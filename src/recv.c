@@ -1,0 +1,137 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Receive buffers (srpt_alloc_ioctx, srpt_free_ioctx, srpt_post_recv),
+ * their completions (srpt_recv_done) and the shared receive queue.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/slab.h>
+#include <rdma/ib_verbs.h>
+
+#include "buf_cache.h"
+#include "channel_os.h"
+
+struct srpt_os_recv {
+	struct ib_cqe cqe;
+	struct srpt_recv *core;
+	struct srpt_os_device *sdev;
+	struct kmem_cache *cache;
+	void *buf;
+	dma_addr_t dma;
+	u32 offset;		/* where the IU starts in buf */
+	u32 size;		/* bytes of IU the buffer takes */
+};
+
+static void srpt_recv_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct srpt_os_recv *r = container_of(wc->wr_cqe, struct srpt_os_recv, cqe);
+	struct srpt_os_channel *ch = wc->qp->qp_context;
+	bool ok = wc->status == IB_WC_SUCCESS;
+
+	if (ok)
+		ib_dma_sync_single_for_cpu(r->sdev->ib, r->dma + r->offset,
+					   wc->byte_len, DMA_FROM_DEVICE);
+	srpt_core_recv_done(ch->core, r->core, ok, ok ? wc->byte_len : 0);
+}
+
+struct srpt_os_recv *srpt_os_recv_alloc(struct srpt_os_device *sdev,
+					struct srpt_recv *core, u32 size,
+					u32 align_offset, void **iu)
+{
+	struct srpt_os_recv *r;
+
+	r = kzalloc(sizeof(*r), GFP_KERNEL);
+	if (!r)
+		return NULL;
+	r->cache = srpt_buf_cache_get(align_offset + size);
+	if (!r->cache)
+		goto free;
+	r->buf = kmem_cache_alloc(r->cache, GFP_KERNEL);
+	if (!r->buf)
+		goto put_cache;
+	r->dma = ib_dma_map_single(sdev->ib, r->buf, align_offset + size,
+				   DMA_FROM_DEVICE);
+	if (ib_dma_mapping_error(sdev->ib, r->dma))
+		goto free_buf;
+	r->cqe.done = srpt_recv_done;
+	r->core = core;
+	r->sdev = sdev;
+	r->offset = align_offset;
+	r->size = size;
+	*iu = r->buf + align_offset;
+	return r;
+
+free_buf:
+	kmem_cache_free(r->cache, r->buf);
+put_cache:
+	srpt_buf_cache_put(r->cache);
+free:
+	kfree(r);
+	return NULL;
+}
+
+void srpt_os_recv_free(struct srpt_os_recv *r)
+{
+	if (!r)
+		return;
+	ib_dma_unmap_single(r->sdev->ib, r->dma, r->offset + r->size,
+			    DMA_FROM_DEVICE);
+	kmem_cache_free(r->cache, r->buf);
+	srpt_buf_cache_put(r->cache);
+	kfree(r);
+}
+
+int srpt_os_recv_post(struct srpt_os_device *sdev, struct srpt_os_channel *ch,
+		      struct srpt_os_recv *r)
+{
+	struct ib_sge sge = {
+		.addr = r->dma + r->offset,
+		.length = r->size,
+		.lkey = sdev->pd->local_dma_lkey,
+	};
+	struct ib_recv_wr wr = {
+		.wr_cqe = &r->cqe,
+		.sg_list = &sge,
+		.num_sge = 1,
+	};
+
+	ib_dma_sync_single_for_device(sdev->ib, sge.addr, sge.length,
+				      DMA_FROM_DEVICE);
+	if (ch)
+		return ib_post_recv(ch->qp, &wr, NULL);
+	return ib_post_srq_recv(sdev->srq, &wr, NULL);
+}
+
+/* srpt_srq_event */
+static void srpt_srq_event(struct ib_event *event, void *ctx)
+{
+	struct srpt_os_device *sdev = ctx;
+
+	srpt_core_srq_event(sdev->core, event->event);
+}
+
+int srpt_os_srq_create(struct srpt_os_device *sdev, u32 size)
+{
+	struct ib_srq_init_attr attr = {
+		.event_handler = srpt_srq_event,
+		.srq_context = sdev,
+		.attr.max_wr = size,
+		.attr.max_sge = 1,
+		.srq_type = IB_SRQT_BASIC,
+	};
+	struct ib_srq *srq;
+
+	srq = ib_create_srq(sdev->pd, &attr);
+	if (IS_ERR(srq))
+		return PTR_ERR(srq);
+	sdev->srq = srq;
+	return 0;
+}
+
+void srpt_os_srq_destroy(struct srpt_os_device *sdev)
+{
+	if (!sdev->srq)
+		return;
+	ib_destroy_srq(sdev->srq);
+	sdev->srq = NULL;
+}
