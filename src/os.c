@@ -99,7 +99,9 @@ void srpt_os_spin_init(struct srpt_os_spinlock *lock)
 	spin_lock_init(to_spinlock(lock));
 }
 
+/* The core's guards pair these; sparse sees only the kernel side. */
 unsigned long srpt_os_spin_lock_irqsave(struct srpt_os_spinlock *lock)
+	__acquires(lock)
 {
 	unsigned long flags;
 
@@ -109,6 +111,7 @@ unsigned long srpt_os_spin_lock_irqsave(struct srpt_os_spinlock *lock)
 
 void srpt_os_spin_unlock_irqrestore(struct srpt_os_spinlock *lock,
 				    unsigned long flags)
+	__releases(lock)
 {
 	spin_unlock_irqrestore(to_spinlock(lock), flags);
 }
