@@ -1,0 +1,124 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Test double of the IB and LIO shims (src/ib_device.c, src/ib_cm.c,
+ * src/rdma_cm.c): the device and port callouts of include/srpt/abi.h.
+ * See fake_ib.h.
+ */
+#include <linux/bug.h>
+#include <linux/errno.h>
+#include <linux/string.h>
+#include <asm/byteorder.h>
+
+#include "fake_ib.h"
+
+void fake_ib_port_set_gid(struct fake_ib_port *p, u64 prefix, u64 guid)
+{
+	__be64 raw[2] = { cpu_to_be64(prefix), cpu_to_be64(guid) };
+
+	BUILD_BUG_ON(sizeof(raw) != sizeof(p->attr.gid));
+	memcpy(p->attr.gid, raw, sizeof(raw));
+}
+
+void fake_ib_port_init(struct fake_ib_port *p, u64 prefix, u64 guid)
+{
+	memset(p, 0, sizeof(*p));
+	fake_ib_port_set_gid(p, prefix, guid);
+	p->attr.link_layer = SRPT_LINK_INFINIBAND;
+	p->attr.active = 1;
+}
+
+/* The core must only name ports the device has; a WARN fails the tier. */
+static struct fake_ib_port *fake_port(struct srpt_os_device *os, u32 port_num)
+{
+	if (WARN_ON(!os || port_num < 1 || port_num > FAKE_IB_MAX_PORTS))
+		return NULL;
+	return &os->port[port_num - 1];
+}
+
+int srpt_os_port_query(struct srpt_os_device *os, u32 port_num,
+		       struct srpt_port_attr *attr)
+{
+	struct fake_ib_port *p = fake_port(os, port_num);
+
+	if (!p)
+		return -EINVAL;
+	p->query_calls++;
+	*attr = p->attr;
+	return 0;
+}
+
+int srpt_os_port_set_devmgmt(struct srpt_os_device *os, u32 port_num,
+			     int enable)
+{
+	struct fake_ib_port *p = fake_port(os, port_num);
+
+	if (!p)
+		return -EINVAL;
+	if (!enable) {
+		p->devmgmt_clear_calls++;
+		p->devmgmt = false;
+		return 0;
+	}
+	p->devmgmt_enable_calls++;
+	if (p->devmgmt_err)
+		return p->devmgmt_err;
+	p->devmgmt = true;
+	return 0;
+}
+
+int srpt_os_mad_agent_register(struct srpt_os_device *os, u32 port_num,
+			       struct srpt_port *port)
+{
+	struct fake_ib_port *p = fake_port(os, port_num);
+
+	if (!p)
+		return -EINVAL;
+	p->mad_register_calls++;
+	/* A second agent on one port is a bug in the core. */
+	if (WARN_ON(p->mad_agent))
+		return -EBUSY;
+	if (p->mad_register_err)
+		return p->mad_register_err;
+	p->mad_agent = port;
+	return 0;
+}
+
+void srpt_os_mad_agent_unregister(struct srpt_os_device *os, u32 port_num)
+{
+	struct fake_ib_port *p = fake_port(os, port_num);
+
+	if (!p)
+		return;
+	p->mad_unregister_calls++;
+	p->mad_agent = NULL;
+}
+
+void srpt_os_device_events_start(struct srpt_os_device *os)
+{
+	os->events_start_calls++;
+	os->events = true;
+}
+
+void srpt_os_device_events_stop(struct srpt_os_device *os)
+{
+	os->events_stop_calls++;
+	os->events = false;
+}
+
+int srpt_os_ib_cm_listen(struct srpt_os_device *os, u64 service_id)
+{
+	os->ib_cm_listening = true;
+	os->ib_cm_service_id = service_id;
+	return 0;
+}
+
+void srpt_os_ib_cm_stop(struct srpt_os_device *os)
+{
+	os->ib_cm_listening = false;
+}
+
+/* Referenced by the core's rdma_cm_port attribute, which no suite stores. */
+int srpt_os_rdma_cm_listen(u16 port)
+{
+	return -EOPNOTSUPP;
+}

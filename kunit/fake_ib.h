@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Test double of the IB and LIO shims: an RDMA device whose ports answer
+ * srpt_os_port_query() from configurable attributes, fail on request and
+ * record every call the core makes, so the suites can check the calls
+ * and the state they leave behind. The data path callouts are in
+ * fake_datapath.c.
+ */
+#ifndef SRPT_KUNIT_FAKE_IB_H
+#define SRPT_KUNIT_FAKE_IB_H
+
+#include <linux/types.h>
+
+#include <srpt/abi.h>
+
+#define FAKE_IB_MAX_PORTS 2
+
+struct fake_ib_port {
+	/* Set by the test. */
+	struct srpt_port_attr attr;	/* what a query reports */
+	int devmgmt_err;		/* enabling fails with this */
+	int mad_register_err;		/* agent registration fails with this */
+
+	/* Recorded by the double. */
+	unsigned int query_calls;
+	unsigned int devmgmt_enable_calls;
+	unsigned int devmgmt_clear_calls;
+	unsigned int mad_register_calls;
+	unsigned int mad_unregister_calls;
+	bool devmgmt;			/* IB_PORT_DEVICE_MGMT_SUP is set */
+	struct srpt_port *mad_agent;	/* the registered agent's port */
+};
+
+struct srpt_os_device {
+	struct fake_ib_port port[FAKE_IB_MAX_PORTS];
+	unsigned int events_start_calls;
+	unsigned int events_stop_calls;
+	bool events;			/* between start and stop */
+	bool ib_cm_listening;
+	u64 ib_cm_service_id;		/* while listening */
+};
+
+/* An InfiniBand port, ACTIVE, with the GID @prefix:@guid. */
+void fake_ib_port_init(struct fake_ib_port *p, u64 prefix, u64 guid);
+void fake_ib_port_set_gid(struct fake_ib_port *p, u64 prefix, u64 guid);
+
+#endif /* SRPT_KUNIT_FAKE_IB_H */
