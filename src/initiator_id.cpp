@@ -52,24 +52,30 @@ bool parse_guid(Span<const char> s, u8 out[8])
 	return pos == s.size();
 }
 
-/* An even number of hex digits, at most 16 bytes, optionally after 0x. */
+/*
+ * An even number of hex digits, at most 16 bytes, optionally after 0x.
+ * Writes @out only on success: the forms tried after this one (IPv4
+ * fills only bytes 12..15) must not inherit a failed attempt's bytes.
+ */
 bool parse_hex(Span<const char> s, u8 out[16])
 {
+	u8 id[16] = {};
+
 	if (s.size() >= 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))
 		s = s.subspan(2);
 	if (s.empty() || s.size() % 2 || s.size() > 32)
 		return false;
 
 	const size_t n = s.size() / 2;
-	__builtin_memset(out, 0, 16 - n);
 	for (size_t i = 0; i < n; i++) {
 		const int hi = ktl::hex_digit(s[2 * i]);
 		const int lo = ktl::hex_digit(s[2 * i + 1]);
 
 		if (hi < 0 || lo < 0)
 			return false;
-		out[16 - n + i] = static_cast<u8>(hi << 4 | lo);
+		id[16 - n + i] = static_cast<u8>(hi << 4 | lo);
 	}
+	__builtin_memcpy(out, id, 16);
 	return true;
 }
 
@@ -168,8 +174,9 @@ bool parse_ipv6(Span<const char> s, u8 out[16])
 		if (pos == s.size())
 			return false;	/* a trailing single ':' */
 		if (s[pos] == ':') {
-			if (gap != 16)
-				return false;	/* a second "::" */
+			/* A second "::", or one after eight groups (nbytes 16 is "no gap"). */
+			if (gap != 16 || nbytes == 16)
+				return false;
 			gap = nbytes;
 			pos++;
 		}
