@@ -61,7 +61,7 @@ int Device::create_ports()
 	return 0;
 }
 
-int Device::create(srpt_os_device *os, const srpt_device_info &info, Device **out)
+int Device::create(srpt_os_device *os, const srpt_device_info &info, srpt_device **out)
 {
 	ktl::AllocChecker ac;
 	int ret;
@@ -103,13 +103,14 @@ int Device::create(srpt_os_device *os, const srpt_device_info &info, Device **ou
 	}
 
 	registry_add(dev);
+	/* The shim's event handler finds the device through *out. */
+	*out = to_handle<srpt_device>(dev);
 	/* Only now that every port exists may events reach them. */
 	srpt_os_device_events_start(os);
 	srpt_os_log(SRPT_LOG_INFO, "%s: added, %u port%s, node GUID %016llx, service GUID %016llx\n",
 		    dev->name(), info.port_count, info.port_count == 1 ? "" : "s",
 		    static_cast<unsigned long long>(info.node_guid),
 		    static_cast<unsigned long long>(service_guid()));
-	*out = dev;
 	return 0;
 
 fail:
@@ -231,12 +232,7 @@ using srpt::to_handle;
 extern "C" int srpt_core_device_add(struct srpt_os_device *os, const struct srpt_device_info *info,
 				    struct srpt_device **out)
 {
-	Device *dev;
-	int ret = Device::create(os, *info, &dev);
-
-	if (ret == 0)
-		*out = to_handle<srpt_device>(dev);
-	return ret;
+	return Device::create(os, *info, out);
 }
 
 extern "C" void srpt_core_device_remove(struct srpt_device *dev)

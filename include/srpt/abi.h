@@ -194,7 +194,8 @@ struct srpt_port_attr {
 
 /*
  * Registers the device with the core. On success *out is the core's
- * handle, owned by the shim until srpt_core_device_remove(); on failure
+ * handle, owned by the shim until srpt_core_device_remove(); it is set
+ * before the first async event can reach the shim's handler. On failure
  * nothing of the device is left in the core.
  */
 SRPT_NODISCARD int srpt_core_device_add(struct srpt_os_device *os,

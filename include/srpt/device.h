@@ -38,10 +38,11 @@ public:
 
 	/*
 	 * Creates the device and its ports, refreshes every port, publishes
-	 * the device for lookups and only then starts async events.
+	 * the device for lookups and to the shim (*out, which the shim's
+	 * event handler reads) and only then starts async events.
 	 */
 	[[nodiscard]] static int create(srpt_os_device *os, const srpt_device_info &info,
-					Device **out);
+					srpt_device **out);
 	/* Tears everything down in the reverse order and deletes the device. */
 	void remove();
 
