@@ -103,9 +103,7 @@ extern "C" srpt_ssize_t srpt_core_tpg_attrib_store(struct srpt_tpg *h, enum srpt
 		ret = port->set_use_srq(v != 0);
 		return ret ? ret : static_cast<srpt_ssize_t>(count);
 	}
-	PortAttrib attrib = port->attrib();
-	attrib.*spec.field = static_cast<u32>(v);
-	port->set_attrib(attrib);
+	port->update_attrib([&](PortAttrib &attrib) { attrib.*spec.field = static_cast<u32>(v); });
 	return static_cast<srpt_ssize_t>(count);
 }
 

@@ -178,10 +178,9 @@ int Port::set_use_srq(bool use_srq)
 			login_blockers_--;
 		}
 	}
-	if (ret == 0) {
-		a.use_srq = use_srq;
-		set_attrib(a);
-	}
+	/* Only use_srq: other attributes may have been stored meanwhile. */
+	if (ret == 0)
+		update_attrib([use_srq](PortAttrib &x) { x.use_srq = use_srq; });
 	return ret;
 }
 

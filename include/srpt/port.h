@@ -95,6 +95,16 @@ public:
 	void detach_tport(srpt_port_id_kind kind, TPort *tport);
 	PortAttrib attrib() const;
 	void set_attrib(const PortAttrib &a);
+	/*
+	 * Read-modify-write of the attributes in one critical section, so
+	 * that concurrent stores of different attributes (configfs serialises
+	 * only per file) are all kept.
+	 */
+	template <typename Fn> void update_attrib(Fn fn)
+	{
+		ktl::MutexGuard guard(target_mutex_);
+		fn(attrib_);
+	}
 	TPort *tport(srpt_port_id_kind kind) const;
 
 	/*
