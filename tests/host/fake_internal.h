@@ -1,0 +1,98 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Bookkeeping shared by the fake's source files (fake_os.cpp: kernel
+ * services, IB ports, RDMA/CM; fake_channel.cpp: IB/CM, channels,
+ * receive buffers, commands). Not for tests: they use fake_os.h.
+ */
+#pragma once
+
+#include "fake_os.h"
+
+#include <condition_variable>
+#include <cstdarg>
+#include <deque>
+#include <map>
+#include <mutex>
+#include <set>
+#include <string>
+#include <thread>
+
+namespace fake::detail {
+
+enum class Kind { kSpin, kMutex, kCompletion, kWork };
+const char *kind_name(Kind k);
+
+/* A lock, completion or work item the core initialised, by address. */
+struct SyncObj {
+	Kind kind;
+	std::size_t size;		/* of the opaque storage */
+	bool locked = false;		/* spinlock, mutex */
+	std::thread::id owner;
+	bool destroyed = false;		/* mutex */
+	bool pending = false;		/* work */
+	bool running = false;		/* work */
+	std::thread::id runner;
+};
+
+/* Calls of a function by name and an injected failure. */
+struct CallStat {
+	long calls = 0;
+	long fail_at = 0;	/* the call number to fail; 0: none */
+	int error = 0;
+};
+
+struct State {
+	Config config;
+	/* memory */
+	std::map<std::uintptr_t, std::size_t> allocs;	/* address -> requested size */
+	std::size_t live_bytes = 0;
+	long alloc_calls = 0;
+	long failed_allocs = 0;
+	long fail_at = 0;				/* alloc_calls value to fail at; 0: off */
+	/* sync objects by address */
+	std::map<std::uintptr_t, SyncObj> objs;
+	std::deque<srpt_os_work *> work;
+	/* records */
+	std::vector<LogLine> log;
+	std::vector<std::string> warnings;
+	std::vector<std::string> violations;
+	std::vector<std::string> trace;
+	std::map<std::string, CallStat> calls;
+	/* objects of the shim side */
+	std::set<const srpt_os_device *> devices;
+	std::set<const srpt_os_channel *> channels;
+	std::set<const srpt_os_recv *> recvs;
+	std::set<const srpt_os_cmd *> cmds;
+	/* rdma_cm */
+	std::vector<std::uint16_t> listen_calls;
+	int listening = 0;
+	/* time */
+	std::uint64_t clock_ns = 1000000000ull;
+	/* hooks */
+	std::function<bool()> unlock_hook;
+};
+
+/* g_mu guards S(); never held while calling into the core or blocking. */
+extern std::mutex g_mu;
+extern std::condition_variable g_cv;
+State &S();
+
+std::string vformat(const char *fmt, va_list ap);
+std::string strf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* A broken kernel rule (printed at once, in case a crash follows); g_mu held. */
+void violation_locked(const std::string &what);
+void violation(const std::string &what);
+void trace_locked(const std::string &what);
+/* might_sleep(): a violation under a spinlock or in atomic context. */
+void might_sleep(const char *fn);
+
+/*
+ * Counts a call of @fn and returns the error injected for this call
+ * (fake::fail_call), or 0; g_mu held.
+ */
+int count_call_locked(const char *fn);
+
+srpt_os_device *check_device_locked(srpt_os_device *os, const char *fn);
+
+} // namespace fake::detail

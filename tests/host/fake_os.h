@@ -1,0 +1,327 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The host test double of the shims: every srpt_os_* function of
+ * include/srpt/abi.h, implemented in tests/host/fake_os.cpp with
+ * bookkeeping and failure injection, plus the helpers tests use to drive
+ * the core the way the kernel shims do.
+ *
+ * Kernel rules the fake enforces (a breach is a "violation", which the
+ * test fixture turns into a test failure):
+ *   - nothing that may sleep runs under a spinlock or in atomic context
+ *     (fake::AtomicScope marks an interrupt-like context);
+ *   - locks, completions and work items are initialised before use;
+ *     mutexes are not locked recursively, unlocked only by their owner
+ *     and not freed while locked; work is not freed while pending;
+ *   - the core calls out only with devices that exist and have not been
+ *     removed; it registers a MAD agent at most once per port; it
+ *     starts and stops events in pairs;
+ *   - every log line ends with a newline, at a known level;
+ *   - every pointer freed was allocated.
+ *
+ * Adding an srpt_os_* function to abi.h: implement it in fake_os.cpp (the
+ * host build checks that fake_os.o defines every srpt_os_* function the
+ * ABI declares) and, if it has state, reset that state in fake::reset().
+ *
+ * Not a gtest header: the fuzz targets use it too.
+ */
+#pragma once
+
+#include <srpt/abi.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+/*
+ * The shim's per-device object, as the fake sees it. The core only
+ * passes it back to srpt_os_* functions; tests configure it.
+ */
+struct srpt_os_device {
+	struct Port {
+		/* What srpt_os_port_query() returns. */
+		srpt_port_attr attr{};
+		/* Failure injection: returned as is when non-zero. */
+		int query_error = 0;
+		int devmgmt_enable_error = 0;
+		int devmgmt_disable_error = 0;
+		int agent_register_error = 0;
+		/* State the core changes. */
+		bool devmgmt = false;
+		bool agent = false;
+		srpt_port *agent_ctx = nullptr;	/* the context the agent was registered with */
+		/* Call counters. */
+		int query_calls = 0;
+		int devmgmt_calls = 0;
+		int agent_register_calls = 0;
+		int agent_unregister_calls = 0;
+	};
+
+	srpt_os_device();
+	~srpt_os_device();
+	srpt_os_device(const srpt_os_device &) = delete;
+	srpt_os_device &operator=(const srpt_os_device &) = delete;
+
+	/* 1-based, like the ABI; aborts on a bad number (a test bug). */
+	Port &port(unsigned num);
+
+	std::string name;
+	srpt_device_info info{};		/* info.name points into name */
+	std::vector<Port> ports;		/* port 1 is ports[0] */
+	/* Where srpt_core_device_add() stores the handle, like the shim's os->core. */
+	srpt_device *core = nullptr;
+	bool events = false;
+	int events_start_calls = 0;
+	int events_stop_calls = 0;
+	/* IB/CM listener (srpt_os_ib_cm_listen/stop). */
+	bool ib_cm_listening = false;
+	srpt_u64 ib_cm_service_id = 0;
+	/* Shared receive queue (srpt_os_srq_create/destroy). */
+	bool srq = false;
+	srpt_u32 srq_size = 0;
+	/* Set by fake::remove(): any later callout is a violation. */
+	bool removed = false;
+	/* Run inside srpt_os_device_events_start/stop, after the state change. */
+	std::function<void(srpt_os_device &)> on_events_start;
+	std::function<void(srpt_os_device &)> on_events_stop;
+};
+
+/* Opaque LIO objects of the shim; the core only stores the pointers. */
+struct srpt_os_tport {
+	int unused;
+};
+struct srpt_os_tpg {
+	int unused;
+};
+
+/*
+ * The shim's side of a channel (CM id, QP, LIO session), made by a test
+ * and handed to srpt_core_login(). Failures are injected with
+ * fake::fail_call("srpt_os_channel_accept", 1, -EIO) and the like.
+ */
+struct srpt_os_channel {
+	srpt_os_channel();
+	~srpt_os_channel();
+	srpt_os_channel(const srpt_os_channel &) = delete;
+	srpt_os_channel &operator=(const srpt_os_channel &) = delete;
+
+	srpt_channel *core = nullptr;		/* from srpt_os_channel_create_qp() */
+	srpt_qp_params qp{};
+	bool qp_created = false;
+	bool qp_destroyed = false;
+	bool session_open = false;
+	srpt_os_tpg *session_tpg = nullptr;
+	std::string session_initiator;
+	bool session_closed = false;
+	std::vector<srpt_u8> accept_rsp;	/* the login response sent */
+	int accept_calls = 0;
+	std::vector<srpt_u8> reject;		/* the REJ private data sent */
+	int reject_calls = 0;
+	int ready_calls = 0;
+	int notify_established_calls = 0;
+	int disconnect_calls = 0;
+	int qp_error_calls = 0;
+	int zero_write_calls = 0;
+	bool cm_destroyed = false;
+	bool freed = false;			/* srpt_os_channel_free(): the core let go */
+	std::vector<srpt_os_recv *> posted;	/* receive queue, oldest first */
+};
+
+/* A receive buffer, allocated by srpt_os_recv_alloc(). */
+struct srpt_os_recv {
+	srpt_os_device *dev = nullptr;
+	srpt_recv *core = nullptr;
+	srpt_u32 size = 0;
+	srpt_u32 align_offset = 0;
+	srpt_u8 *buf = nullptr;			/* 512-byte aligned */
+	srpt_u8 *iu = nullptr;			/* buf + align_offset */
+	srpt_os_channel *posted_on = nullptr;	/* its receive queue, if posted there */
+	bool posted_on_srq = false;
+};
+
+/* A send context, allocated by srpt_os_cmd_alloc(). */
+struct srpt_os_cmd {
+	struct Rdma {
+		srpt_u64 va;
+		srpt_u32 rkey;
+		srpt_u32 len;
+	};
+	srpt_os_channel *ch = nullptr;
+	srpt_cmd *core = nullptr;
+	srpt_u32 rsp_size = 0;
+	srpt_u8 *rsp_buf = nullptr;
+	/* The current command, as LIO would see it. */
+	bool inited = false;
+	srpt_cmd_info info{};
+	bool submitted = false;
+	std::vector<srpt_u8> cdb;		/* 16 bytes once submitted */
+	void *imm_data = nullptr;
+	srpt_u32 imm_len = 0;
+	srpt_u32 rdma_count = 0;		/* from rdma_prepare */
+	srpt_data_dir rdma_dir = SRPT_DATA_NONE;
+	std::vector<Rdma> rdma;			/* from rdma_add */
+	bool tmr = false;
+	srpt_u64 tmr_lun = 0, tmr_task_tag = 0, tmr_tag = 0;
+	srpt_tmf tmr_fn = SRPT_TMF_UNSUPPORTED;
+	std::vector<std::vector<srpt_u8>> responses;	/* every response posted */
+	std::vector<int> responses_with_data;
+	int execute_calls = 0;
+	int rdma_read_calls = 0;
+	int abort_calls = 0;
+	int release_data_calls = 0;
+	int put_calls = 0;
+	int done_calls = 0;
+};
+
+namespace fake {
+
+using Device = srpt_os_device;
+
+/* ---- Whole-fake state ---- */
+
+struct Config {
+	bool capture_log = true;	/* keep log lines for assertions */
+	bool echo_log = false;		/* also print them (SRPT_FAKE_ECHO=1 sets this) */
+	int listen_error = 0;		/* srpt_os_rdma_cm_listen() fails with this */
+	/* srpt_os_wait_for_completion() first runs pending work, as a workqueue would. */
+	bool run_work_on_wait = true;
+	/* ... then waits for another thread at most this long before timing out. */
+	unsigned max_real_wait_ms = 0;
+};
+Config &config();
+
+/*
+ * Forgets logs, warnings, violations, the trace, counters, injected
+ * failures, queued work and the configuration. Live allocations and
+ * initialised locks are real state and stay.
+ */
+void reset();
+
+/* ---- Memory ---- */
+
+/* Fails the @nth allocation from now (1: the next one); 0 disarms. */
+void fail_alloc(long nth);
+long alloc_calls();		/* since reset() */
+long failed_allocs();		/* since reset() */
+long live_allocs();		/* allocated and not yet freed, ever */
+std::size_t live_bytes();
+
+/* ---- Log, warnings, violations ---- */
+
+struct LogLine {
+	int level;		/* without SRPT_LOG_RATELIMITED */
+	bool ratelimited;
+	std::string text;
+};
+std::vector<LogLine> logs();
+/* Lines containing @needle (at @level, or any level when -1). */
+int log_count(const std::string &needle, int level = -1);
+std::string log_text();		/* every line, for failure messages */
+void clear_logs();
+
+/* srpt_os_warn() calls, as "file:line: what". */
+std::vector<std::string> warnings();
+std::vector<std::string> take_warnings();
+/* Broken kernel rules (see the top of this file). */
+std::vector<std::string> violations();
+std::vector<std::string> take_violations();
+
+/*
+ * The order of callouts to the IB/LIO side, one string each:
+ * "query dev/1", "devmgmt dev/1 on", "devmgmt dev/1 off",
+ * "agent_register dev/1", "agent_unregister dev/1", "events_start dev",
+ * "events_stop dev", "listen 1234".
+ */
+std::vector<std::string> trace();
+std::vector<std::string> take_trace();
+
+/*
+ * Generic failure injection for the shim functions that take no per-port
+ * setting: the @nth call (1: the next) of @fn ("channel_accept" or
+ * "srpt_os_channel_accept") returns @err (NULL for the allocating ones).
+ * Counts are per function since reset().
+ */
+void fail_call(const std::string &fn, long nth, int err);
+long calls(const std::string &fn);
+
+/* ---- Deferred work ---- */
+
+std::size_t pending_work();
+/* Runs queued work (and work queued meanwhile) until none is left; returns the count. */
+std::size_t run_work();
+/* Drops queued work without running it. */
+void drop_work();
+
+/* ---- Time ---- */
+
+std::uint64_t now_ns();
+void advance_ns(std::uint64_t ns);
+
+/* ---- Contexts and hooks ---- */
+
+/* Marks the current thread as in atomic context (an IRQ handler) for its scope. */
+class AtomicScope {
+public:
+	AtomicScope();
+	~AtomicScope();
+	AtomicScope(const AtomicScope &) = delete;
+	AtomicScope &operator=(const AtomicScope &) = delete;
+};
+
+/*
+ * Called on this or any thread right after a core mutex is unlocked; it
+ * stays installed while it returns true. The hook may call into the core
+ * (it is not re-entered meanwhile). Lets a test run one operation inside
+ * another deterministically, as another thread could.
+ */
+void set_mutex_unlock_hook(std::function<bool()> hook);
+
+/* ---- RDMA devices ---- */
+
+/*
+ * A device with @ports ports: ConnectX-like identity, InfiniBand, active,
+ * lid = 0x10 + port, sm_lid = 1, GID fe80::(node_guid + port).
+ */
+std::unique_ptr<Device> make_device(const std::string &name, unsigned ports,
+				    std::uint64_t node_guid);
+/* The GID make_device() gives port @port of a device with @node_guid. */
+void default_gid(std::uint64_t node_guid, unsigned port, std::uint8_t out[16]);
+
+/* Names of a port, formatted here with snprintf (independent of the core). */
+std::string guid_name(const Device &d, unsigned port);
+std::string gid_name(const Device &d, unsigned port);
+
+/* srpt_core_device_add(&d, &d.info, &d.core), as the shim calls it. */
+int add(Device &d);
+/* srpt_core_device_remove(d.core); then the device must not be called. */
+void remove(Device &d);
+
+/*
+ * The shim's event handler: srpt_core_port_event(d.core, ...) in atomic
+ * context. False (and nothing delivered) while events are stopped.
+ */
+bool deliver_event(Device &d, unsigned port, srpt_port_event ev, int raw_event);
+
+/*
+ * The shim's MAD receive handler on @port: srpt_core_mad_recv() with the
+ * context the port's agent was registered with. nullopt when no agent
+ * is registered.
+ */
+std::optional<std::size_t> deliver_mad(Device &d, unsigned port, const void *req,
+				       std::size_t req_len, void *rsp, std::size_t rsp_len);
+
+/* ---- Channels, receive buffers, commands ---- */
+
+std::size_t live_channels();	/* srpt_os_channel objects not yet freed by the core */
+std::size_t live_recvs();	/* receive buffers allocated and not freed */
+std::size_t live_cmds();	/* send contexts allocated and not freed */
+
+/* ---- RDMA/CM ---- */
+
+std::vector<std::uint16_t> listen_calls();	/* every srpt_os_rdma_cm_listen() argument */
+int listening_port();				/* the listener that is up, 0 for none */
+
+} // namespace fake

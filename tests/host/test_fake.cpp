@@ -1,0 +1,232 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The test double itself: the kernel rules it enforces really fire, and
+ * its work queue, completions and failure injection behave as the
+ * kernel's do. Every other suite trusts these.
+ */
+#include "fixture.h"
+
+#include <cerrno>
+#include <thread>
+
+using Fake = CoreTest;
+
+namespace {
+
+bool has_violation(const std::vector<std::string> &v, const std::string &needle)
+{
+	for (const std::string &s : v)
+		if (s.find(needle) != std::string::npos)
+			return true;
+	return false;
+}
+
+struct Counter {
+	srpt_os_work w;
+	int runs = 0;
+	static void fn(void *arg) { static_cast<Counter *>(arg)->runs++; }
+};
+
+} // namespace
+
+TEST_F(Fake, SleepingUnderASpinlockOrInAtomicContextIsCaught)
+{
+	srpt_os_spinlock l;
+	srpt_os_mutex m;
+	srpt_os_spin_init(&l);
+	srpt_os_mutex_init(&m);
+
+	const unsigned long flags = srpt_os_spin_lock_irqsave(&l);
+	void *p = srpt_os_alloc(16, 8, 0);
+	void *q = srpt_os_alloc(16, 8, SRPT_ALLOC_ATOMIC);	/* fine */
+	srpt_os_spin_unlock_irqrestore(&l, flags);
+	EXPECT_TRUE(has_violation(fake::take_violations(), "srpt_os_alloc (without SRPT_ALLOC_ATOMIC) may sleep but was called under a spinlock"));
+	{
+		fake::AtomicScope irq;
+		srpt_os_mutex_lock(&m);
+		srpt_os_mutex_unlock(&m);
+	}
+	EXPECT_TRUE(has_violation(fake::take_violations(), "srpt_os_mutex_lock may sleep but was called in atomic context"));
+	srpt_os_mutex_lock(&m);
+	srpt_os_mutex_unlock(&m);
+	EXPECT_TRUE(fake::take_violations().empty());
+	srpt_os_mutex_destroy(&m);
+	srpt_os_free(p);
+	srpt_os_free(q);
+}
+
+TEST_F(Fake, LockMisuseIsCaught)
+{
+	srpt_os_mutex m;
+	srpt_os_spinlock l;
+	srpt_os_mutex_init(&m);
+	srpt_os_spin_init(&l);
+
+	srpt_os_mutex_lock(&m);
+	srpt_os_mutex_lock(&m);	/* would deadlock: reported and skipped */
+	EXPECT_TRUE(has_violation(fake::take_violations(), "locked recursively"));
+	srpt_os_mutex_unlock(&m);
+	srpt_os_mutex_unlock(&m);
+	EXPECT_TRUE(has_violation(fake::take_violations(), "unlocked but not held"));
+
+	const unsigned long a = srpt_os_spin_lock_irqsave(&l);
+	(void)srpt_os_spin_lock_irqsave(&l);
+	EXPECT_TRUE(has_violation(fake::take_violations(), "spinlock"));
+	srpt_os_spin_unlock_irqrestore(&l, a);
+
+	/* Fresh memory the fake has never seen a lock in. */
+	auto *uninit = static_cast<srpt_os_mutex *>(srpt_os_alloc(sizeof(srpt_os_mutex), 8, SRPT_ALLOC_ZERO));
+	srpt_os_mutex_lock(uninit);
+	EXPECT_TRUE(has_violation(fake::take_violations(), "uninitialised mutex"));
+	srpt_os_free(uninit);
+
+	/* A locked mutex freed with its object. */
+	auto *heap = static_cast<srpt_os_mutex *>(srpt_os_alloc(sizeof(srpt_os_mutex), 8, 0));
+	srpt_os_mutex_init(heap);
+	srpt_os_mutex_lock(heap);
+	srpt_os_free(heap);
+	EXPECT_TRUE(has_violation(fake::take_violations(), "freeing a locked mutex"));
+	srpt_os_mutex_destroy(&m);
+}
+
+TEST_F(Fake, MemoryAccountingAndFailureInjection)
+{
+	EXPECT_EQ(0, fake::live_allocs());
+	void *a = srpt_os_alloc(100, 64, 0);
+	ASSERT_NE(nullptr, a);
+	EXPECT_EQ(0u, reinterpret_cast<std::uintptr_t>(a) % 64);
+	EXPECT_EQ(0xa5, static_cast<unsigned char *>(a)[99]) << "fresh memory is poisoned";
+	void *z = srpt_os_alloc(10, 8, SRPT_ALLOC_ZERO);
+	EXPECT_EQ(0, static_cast<unsigned char *>(z)[9]);
+	EXPECT_EQ(2, fake::live_allocs());
+	EXPECT_EQ(110u, fake::live_bytes());
+
+	fake::fail_alloc(2);
+	void *b = srpt_os_alloc(8, 8, 0);
+	EXPECT_NE(nullptr, b);
+	EXPECT_EQ(nullptr, srpt_os_alloc(8, 8, 0));
+	void *c = srpt_os_alloc(8, 8, 0);
+	EXPECT_NE(nullptr, c) << "only the Nth fails";
+	EXPECT_EQ(1, fake::failed_allocs());
+	EXPECT_EQ(5, fake::alloc_calls());
+
+	int local;
+	srpt_os_free(&local);
+	EXPECT_TRUE(has_violation(fake::take_violations(), "which srpt_os_alloc did not return"));
+	srpt_os_free(nullptr);
+	for (void *p : {a, z, b, c})
+		srpt_os_free(p);
+	EXPECT_EQ(0, fake::live_allocs());
+}
+
+TEST_F(Fake, WorkQueueSemantics)
+{
+	Counter c;
+	srpt_os_work_init(&c.w, Counter::fn, &c);
+	EXPECT_EQ(1, srpt_os_work_schedule(&c.w));
+	EXPECT_EQ(0, srpt_os_work_schedule(&c.w)) << "already pending";
+	EXPECT_EQ(1u, fake::pending_work());
+	EXPECT_EQ(1u, fake::run_work());
+	EXPECT_EQ(1, c.runs);
+	EXPECT_EQ(1, srpt_os_work_schedule(&c.w));
+	srpt_os_work_cancel_sync(&c.w);
+	EXPECT_EQ(0u, fake::run_work());
+	EXPECT_EQ(1, c.runs);
+
+	/* Pending work freed with its object. */
+	auto *heap = static_cast<Counter *>(srpt_os_alloc(sizeof(Counter), 8, 0));
+	new (heap) Counter;
+	srpt_os_work_init(&heap->w, Counter::fn, heap);
+	EXPECT_EQ(1, srpt_os_work_schedule(&heap->w));
+	srpt_os_free(heap);
+	EXPECT_TRUE(has_violation(fake::take_violations(), "freeing pending work"));
+	EXPECT_EQ(0u, fake::pending_work());
+}
+
+TEST_F(Fake, CompletionsAndTime)
+{
+	srpt_os_completion c;
+	srpt_os_completion_init(&c);
+	const auto t0 = fake::now_ns();
+	EXPECT_EQ(-ETIMEDOUT, srpt_os_wait_for_completion(&c, 250));
+	EXPECT_EQ(t0 + 250000000ull, fake::now_ns()) << "a timeout advances the fake clock";
+	srpt_os_complete(&c);
+	EXPECT_EQ(0, srpt_os_wait_for_completion(&c, 1));
+	EXPECT_EQ(-ETIMEDOUT, srpt_os_wait_for_completion(&c, 1)) << "complete wakes one waiter";
+	srpt_os_complete_all(&c);
+	EXPECT_EQ(0, srpt_os_wait_for_completion(&c, 1));
+	EXPECT_EQ(0, srpt_os_wait_for_completion(&c, 1)) << "complete_all wakes every waiter";
+
+	/* Another thread completes while we wait for real. */
+	srpt_os_completion d;
+	srpt_os_completion_init(&d);
+	fake::config().max_real_wait_ms = 5000;
+	std::thread t([&] {
+		std::this_thread::sleep_for(std::chrono::milliseconds(20));
+		srpt_os_complete(&d);
+	});
+	EXPECT_EQ(0, srpt_os_wait_for_completion(&d, 60000));
+	t.join();
+}
+
+TEST_F(Fake, WaitRunsPendingWorkLikeAWorkqueue)
+{
+	struct Job {
+		srpt_os_work w;
+		srpt_os_completion done;
+		static void fn(void *arg) { srpt_os_complete(&static_cast<Job *>(arg)->done); }
+	} job;
+	srpt_os_completion_init(&job.done);
+	srpt_os_work_init(&job.w, Job::fn, &job);
+	EXPECT_EQ(1, srpt_os_work_schedule(&job.w));
+	EXPECT_EQ(0, srpt_os_wait_for_completion(&job.done, 1000));
+	EXPECT_EQ(0u, fake::pending_work());
+}
+
+TEST_F(Fake, LogRules)
+{
+	srpt_os_log(SRPT_LOG_INFO, "no newline");
+	EXPECT_TRUE(has_violation(fake::take_violations(), "without a trailing newline"));
+	srpt_os_log(42, "odd level\n");
+	EXPECT_TRUE(has_violation(fake::take_violations(), "level 42"));
+	srpt_os_log(SRPT_LOG_WARN | SRPT_LOG_RATELIMITED, "from the wire %d\n", 7);
+	EXPECT_TRUE(fake::take_violations().empty());
+	const auto logs = fake::logs();
+	ASSERT_EQ(3u, logs.size());
+	EXPECT_EQ(SRPT_LOG_WARN, logs[2].level);
+	EXPECT_TRUE(logs[2].ratelimited);
+	EXPECT_EQ("from the wire 7\n", logs[2].text);
+}
+
+TEST_F(Fake, CalloutsAfterRemovalAreCaught)
+{
+	fake::Device &d = add_device("mlx5_0", 1, 0x0002c90300a1b2c0ull);
+	remove_device(d);
+	srpt_port_attr attr;
+	(void)srpt_os_port_query(&d, 1, &attr);
+	EXPECT_TRUE(has_violation(fake::take_violations(), "after srpt_core_device_remove()"));
+	(void)srpt_os_port_query(&d, 2, &attr);
+	EXPECT_TRUE(has_violation(fake::take_violations(), "nonexistent port 2"));
+}
+
+TEST_F(Fake, GenericCallFailureInjection)
+{
+	fake::Device &d = add_device("mlx5_0", 1, 0x0002c90300a1b2c0ull);
+	fake::fail_call("srq_create", 2, -ENOMEM);
+	EXPECT_EQ(0, srpt_os_srq_create(&d, 16));
+	srpt_os_srq_destroy(&d);
+	EXPECT_EQ(-ENOMEM, srpt_os_srq_create(&d, 16));
+	EXPECT_FALSE(d.srq);
+	EXPECT_EQ(2, fake::calls("srpt_os_srq_create"));
+
+	fake::fail_call("recv_alloc", 1, -ENOMEM);
+	void *iu = nullptr;
+	EXPECT_EQ(nullptr, srpt_os_recv_alloc(&d, nullptr, 100, 0, &iu));
+	srpt_os_recv *r = srpt_os_recv_alloc(&d, nullptr, 100, 48, &iu);
+	ASSERT_NE(nullptr, r);
+	EXPECT_EQ(48u, reinterpret_cast<std::uintptr_t>(iu) % 512);
+	EXPECT_EQ(-EINVAL, srpt_os_recv_post(&d, nullptr, r)) << "no SRQ: reported";
+	EXPECT_TRUE(has_violation(fake::take_violations(), "which has no SRQ"));
+	srpt_os_recv_free(r);
+	EXPECT_EQ(0u, fake::live_recvs());
+}
