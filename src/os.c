@@ -4,6 +4,8 @@
  * deferred work and time. Each function only translates to the kernel
  * API of the same meaning; see include/srpt/abi.h for the contracts.
  */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
 #include <linux/bug.h>
 #include <linux/build_bug.h>
 #include <linux/completion.h>
