@@ -107,7 +107,13 @@ enum class RejectReason : u32 {
 	kChannelLimitReached = 0x00010006,
 };
 
-/* SRP_CMD (48 bytes + additional CDB + descriptors). */
+/*
+ * SRP_CMD (48 bytes + additional CDB + descriptors), SRP r16a table 18:
+ * 0 opcode, 1 sol_not, 2-4 reserved, 5 buf_fmt, 6 data-out descriptor
+ * count, 7 data-in descriptor count, 8-15 tag, 16-19 reserved, 20-27 LUN,
+ * 28 reserved, 29 task attribute, 30 reserved, 31 additional CDB length,
+ * 32-47 CDB, 48.. additional CDB, then the data buffer descriptors.
+ */
 namespace cmd {
 constexpr size_t kSize = 48;
 constexpr size_t kSolNot = 1;
@@ -115,10 +121,10 @@ constexpr size_t kBufFmt = 5;
 constexpr size_t kDataOutDescCnt = 6;
 constexpr size_t kDataInDescCnt = 7;
 constexpr size_t kTag = 8;
-constexpr size_t kLun = 16;
-constexpr size_t kTaskAttr = 21;
-constexpr size_t kAddCdbLen = 23;
-constexpr size_t kCdb = 24;
+constexpr size_t kLun = 20;
+constexpr size_t kTaskAttr = 29;
+constexpr size_t kAddCdbLen = 31;
+constexpr size_t kCdb = 32;
 constexpr size_t kCdbSize = 16;
 constexpr size_t kAddData = 48;
 } // namespace cmd
