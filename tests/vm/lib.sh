@@ -1,0 +1,481 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# shellcheck shell=bash
+# Helpers for the scenarios that scripts/vm runs INSIDE the test VM. Each
+# scenario starts with
+#
+#   . "$SRPT_ROOT/tests/vm/lib.sh"
+#
+# and then checks things with expect_ok / expect_fail / expect_output /
+# expect_dmesg / wait_for / pass / fail, one line each. The first failed
+# check ends the scenario with status 1, so call them at the top level,
+# not inside $(...). An unchecked command that fails ends it too (set -e).
+# A scenario ends with unload_all (proof that everything unloads) and
+# check_dmesg (no warning, no taint beyond O/E). tests/vm/01-load.sh is
+# the example.
+#
+# Everything that could hang runs under `timeout` (SRPT_CMD_TIMEOUT
+# seconds, 60 by default); scripts/vm bounds the whole scenario on top.
+#
+# Every program started costs ~0.15 s under TCG, a Python start of
+# targetcli 2-4 s: the helpers batch work into few processes.
+#
+# Guest facts these helpers encode:
+# - RDMA/CM cannot route to 127.0.0.1 even though rxe accepts lo, so rxe
+#   sits on a dummy netdev with a guest-only address; the VM has no NIC.
+# - targetcli-fb 2.1.53 fails every command without a system D-Bus
+#   ("g-io-error-quark: Could not connect"; it asks tcmu-runner over it).
+# - targetcli runs `modprobe ib_srpt` when /sys/kernel/config/target/srpt
+#   is missing: modprobe.d blocks the in-tree module (insmod ignores it).
+# - `targetcli clearconfig` leaves /sys/kernel/config/target/srpt behind,
+#   which pins ib_srpt: rmdir it before rmmod.
+
+set -Eeuo pipefail
+
+: "${SRPT_ROOT:?run scenarios through scripts/vm}"
+: "${SRPT_OUT:=/tmp}"
+: "${SRPT_MODULE:=}"
+: "${SRPT_KVER:=$(uname -r)}"
+: "${SRPT_CMD_TIMEOUT:=60}"
+export SRPT_ROOT SRPT_OUT SRPT_MODULE SRPT_KVER
+
+_vm_t0=${EPOCHREALTIME/./}
+_vm_checks=0
+# Output of the last expect_ok / expect_fail, for expect_output.
+VM_LAST_OUTPUT=
+
+# log MESSAGE: one line with the time since the scenario started.
+log() {
+	local us=$((${EPOCHREALTIME/./} - _vm_t0))
+	printf '[%3d.%01ds] %s\n' $((us / 1000000)) $((us / 100000 % 10)) "$*"
+}
+
+pass() {
+	_vm_checks=$((_vm_checks + 1))
+	log "ok   $*"
+}
+
+fail() {
+	log "FAIL $*"
+	trap - ERR
+	exit 1
+}
+
+_vm_err() {
+	local rc=$1 line=$2 cmd=$3
+	trap - ERR
+	log "FAIL unexpected exit status $rc of: $cmd (${BASH_SOURCE[2]:-${BASH_SOURCE[1]}}:$line)"
+	exit "$rc"
+}
+trap '_vm_err $? $LINENO "$BASH_COMMAND"' ERR
+
+# Killed (the guest's scenario timeout sends TERM): say so, do not pass.
+_vm_killed() {
+	trap - ERR
+	log "FAIL killed by SIG$1 (timed out?)"
+	exit "$2"
+}
+trap '_vm_killed TERM 143' TERM
+trap '_vm_killed INT 130' INT
+trap '_vm_killed HUP 129' HUP
+
+_vm_exit() {
+	local rc=$?
+	tcli_stop
+	if [ "$rc" = 0 ]; then
+		log "all $_vm_checks checks passed"
+	else
+		log "scenario failed (exit status $rc) after $_vm_checks passed checks"
+	fi
+}
+trap _vm_exit EXIT
+
+_indent() { sed 's/^/    | /'; }
+
+# Programs run under timeout; shell functions and builtins (which timeout
+# cannot run) directly: the helpers' functions bound what they start.
+_vm_bounded() {
+	case "$(type -t "$1")" in
+	function | builtin | keyword) "$@" ;;
+	*) timeout -k 5 "$SRPT_CMD_TIMEOUT" "$@" ;;
+	esac
+}
+
+# expect_ok CMD...: CMD must succeed (in time). Its output goes to
+# VM_LAST_OUTPUT and is shown only on failure.
+expect_ok() {
+	local rc=0
+	VM_LAST_OUTPUT=$(_vm_bounded "$@" 2>&1) || rc=$?
+	if [ "$rc" = 0 ]; then
+		pass "$*"
+		return 0
+	fi
+	[ -z "$VM_LAST_OUTPUT" ] || printf '%s\n' "$VM_LAST_OUTPUT" | _indent
+	[ "$rc" != 124 ] || fail "$* (timed out after ${SRPT_CMD_TIMEOUT}s)"
+	fail "$* (exit status $rc)"
+}
+
+# expect_fail CMD...: CMD must fail, and not by timing out.
+expect_fail() {
+	local rc=0
+	VM_LAST_OUTPUT=$(_vm_bounded "$@" 2>&1) || rc=$?
+	if [ "$rc" = 124 ] || [ "$rc" = 137 ]; then
+		printf '%s\n' "$VM_LAST_OUTPUT" | _indent
+		fail "$* (timed out after ${SRPT_CMD_TIMEOUT}s; expected a failure)"
+	fi
+	if [ "$rc" != 0 ]; then
+		pass "fails as expected ($rc): $*"
+		return 0
+	fi
+	[ -z "$VM_LAST_OUTPUT" ] || printf '%s\n' "$VM_LAST_OUTPUT" | _indent
+	fail "$* succeeded; expected a failure"
+}
+
+# expect_output REGEX: the last expect_ok/expect_fail output matches (ERE).
+expect_output() {
+	if grep -qE -- "$1" <<<"$VM_LAST_OUTPUT"; then
+		pass "output matches /$1/"
+		return 0
+	fi
+	printf '%s\n' "$VM_LAST_OUTPUT" | _indent
+	fail "output does not match /$1/"
+}
+
+# expect_dmesg REGEX: some kernel log line matches (ERE).
+expect_dmesg() {
+	local line
+	if line=$(dmesg | grep -E -m1 -- "$1"); then
+		pass "dmesg: ${line#\[*\] }"
+		return 0
+	fi
+	fail "no dmesg line matches /$1/ (scripts/vm shows the dmesg tail)"
+}
+
+# wait_for SECONDS DESCRIPTION CMD...: poll CMD (a program, function or
+# builtin) until it succeeds.
+wait_for() {
+	local secs=$1 what=$2 deadline
+	shift 2
+	deadline=$((SECONDS + secs))
+	until "$@" >/dev/null 2>&1; do
+		[ "$SECONDS" -lt "$deadline" ] || fail "$what: not within ${secs}s"
+		sleep 0.1
+	done
+	pass "$what"
+}
+
+# file_has FILE TEXT: FILE contains TEXT; no program started.
+file_has() {
+	local content
+	content=$(<"$1") || return 1
+	[[ $content == *"$2"* ]]
+}
+
+# ---------------------------------------------------------------------------
+# Soft-RoCE.
+# ---------------------------------------------------------------------------
+_vm_rxe_devs=()
+_vm_netdevs=()
+
+# setup_rxe [NAME [ADDR/PREFIX [NETDEV]]]: a dummy netdev with a guest-only
+# address and an rxe device on it, port 1 ACTIVE. MTU 9000 gives the RoCE
+# MTU 4096.
+setup_rxe() {
+	local name=${1:-rxe0} addr=${2:-10.200.0.1/24} netdev=${3:-srpt0}
+	# No stray dummy0 from the dummy module.
+	echo 'options dummy numdummies=0' >/etc/modprobe.d/srpt-vm-dummy.conf
+	timeout "$SRPT_CMD_TIMEOUT" modprobe -a dummy rdma_rxe
+	_vm_netdevs+=("$netdev")
+	printf '%s\n' "link add $netdev type dummy" "link set $netdev mtu 9000" \
+		"addr add $addr dev $netdev" "link set $netdev up" |
+		timeout "$SRPT_CMD_TIMEOUT" ip -batch -
+	_vm_rxe_devs+=("$name")
+	timeout "$SRPT_CMD_TIMEOUT" rdma link add "$name" type rxe netdev "$netdev"
+	wait_for 30 "$name port 1 ACTIVE on $netdev ($addr)" \
+		file_has "/sys/class/infiniband/$name/ports/1/state" ACTIVE
+}
+
+# rxe_gid [DEV [PORT [INDEX]]]: the GID as 32 hex digits, no colons.
+rxe_gid() {
+	local gid
+	gid=$(<"/sys/class/infiniband/${1:-rxe0}/ports/${2:-1}/gids/${3:-0}")
+	gid=${gid//:/}
+	[[ $gid =~ ^[0-9a-f]{32}$ ]] || fail "unexpected GID '$gid' of ${1:-rxe0}"
+	printf '%s\n' "$gid"
+}
+
+# ---------------------------------------------------------------------------
+# Modules.
+# ---------------------------------------------------------------------------
+_vm_block_conf=/etc/modprobe.d/srpt-vm-block-intree-ib_srpt.conf
+
+# The in-tree ib_srpt must never stand in for ours. modprobe.d here is in
+# the guest's tmpfs overlay of /etc: the host is untouched.
+block_intree_srpt() {
+	echo 'install ib_srpt /bin/false' >"$_vm_block_conf"
+}
+
+# For a scenario that wants the in-tree module on purpose (benchmarks).
+allow_intree_srpt() {
+	rm -f "$_vm_block_conf"
+}
+
+# LIO's db_root: without it target_core_mod logs an error when it loads
+# (targetcli loads it too).
+lio_db_root() {
+	[ -d /etc/target ] || mkdir -p /etc/target
+}
+
+# load_srpt [PARAM=VALUE...]: target_core_mod, then our ib_srpt.ko, and
+# proof that the loaded ib_srpt is ours (out-of-tree taint O; modinfo -F
+# filename would name the in-tree file even now).
+# shellcheck disable=SC2120 # parameters are optional
+load_srpt() {
+	local deps taint
+	[ -n "$SRPT_MODULE" ] || fail "SRPT_MODULE is empty (scripts/vm --module none?)"
+	block_intree_srpt
+	lio_db_root
+	# insmod resolves no dependencies: load the ones ours names first.
+	deps=$(modinfo -F depends "$SRPT_MODULE")
+	# shellcheck disable=SC2086 # one module name per word
+	timeout "$SRPT_CMD_TIMEOUT" modprobe -a target_core_mod ${deps//,/ }
+	expect_ok insmod "$SRPT_MODULE" "$@"
+	taint=$(</sys/module/ib_srpt/taint)
+	[[ $taint == *O* ]] || fail "the loaded ib_srpt is not out-of-tree (taint '$taint'): not ours"
+	pass "ib_srpt is ours (taint $taint)"
+}
+
+# No udev in the guest, so nothing loads the SCSI disk and sg drivers.
+load_scsi_initiator_bits() {
+	timeout "$SRPT_CMD_TIMEOUT" modprobe -a sd_mod sg
+}
+
+# ---------------------------------------------------------------------------
+# targetcli.
+# ---------------------------------------------------------------------------
+start_dbus() {
+	[ ! -S /run/dbus/system_bus_socket ] || return 0
+	mkdir -p /run/dbus
+	timeout "$SRPT_CMD_TIMEOUT" dbus-daemon --system --fork
+}
+
+_vm_tcli_end='@@srpt-tcli-end@@'
+_vm_tcli_status='@@srpt-tcli-status@@'
+# targetcli's own shell, driven like `targetcli CMD` drives it, for
+# batches of commands ended by an end line: each batch starts at the root
+# with a fresh view of configfs and stops at its first error. One-shot
+# (stdin ends after one batch): exits with the batch's status. Server
+# (SRPT_TCLI_SERVER=1): answers each batch with a status line. The shell
+# itself is made at the first batch: importing targetcli is what costs,
+# and the modules may still be loading while it imports.
+_vm_tcli_py='
+import os, runpy, sys
+g = runpy.run_path("/usr/bin/targetcli", run_name="srpt_vm_tcli")
+END, STATUS = sys.argv[1], sys.argv[2]
+server = os.environ.get("SRPT_TCLI_SERVER") == "1"
+shell = root = None
+status = 0
+while True:
+    line = sys.stdin.readline()
+    if not line:
+        break
+    status = 0
+    try:
+        if root is None:
+            shell = g["TargetCLI"]("~/.targetcli")
+            root = g["UIRoot"](shell, as_root=True)
+        root.refresh()
+        shell._current_node = shell._root_node
+    except Exception as e:
+        print("targetcli: error: %s" % e, flush=True)
+        status = 1
+    while line and line.strip() != END:
+        cmd = line.strip()
+        line = sys.stdin.readline()
+        if status or not cmd or cmd.startswith("#"):
+            continue
+        print("targetcli> " + cmd, flush=True)
+        try:
+            shell.run_cmdline(cmd)
+        except Exception as e:
+            print("targetcli: error: %s" % e, flush=True)
+            status = 1
+        sys.stdout.flush()
+    if server:
+        print("%s %d" % (STATUS, status), flush=True)
+sys.exit(status)
+'
+_vm_tcli_pid=
+_vm_tcli_w=
+_vm_tcli_r=
+
+# tcli_start: a persistent targetcli for the following tcli calls, so that
+# only the first pays for Python's start. Call it at the top level (not in
+# $(...)), early: it loads in the background while the scenario goes on.
+# It talks over two FIFOs of our own (not coproc, whose fds and output
+# bash drops when the process dies: a crash would leave no trace).
+tcli_start() {
+	local d=/run/srpt-tcli
+	[ -z "$_vm_tcli_pid" ] || return 0
+	start_dbus
+	lio_db_root
+	mkdir -p "$d"
+	mkfifo "$d/in" "$d/out"
+	SRPT_TCLI_SERVER=1 /usr/bin/python3 -u -c "$_vm_tcli_py" \
+		"$_vm_tcli_end" "$_vm_tcli_status" <"$d/in" >"$d/out" 2>&1 &
+	_vm_tcli_pid=$!
+	# Same order as the server opens them: no deadlock.
+	exec {_vm_tcli_w}>"$d/in" {_vm_tcli_r}<"$d/out"
+}
+
+tcli_stop() {
+	local pid=$_vm_tcli_pid
+	[ -n "$pid" ] || return 0
+	_vm_tcli_pid=
+	exec {_vm_tcli_w}>&- {_vm_tcli_r}<&-
+	# It holds no state worth a graceful exit (nothing is saved).
+	kill "$pid" 2>/dev/null || true
+	wait "$pid" 2>/dev/null || true
+	rm -rf /run/srpt-tcli
+}
+
+# tcli ['CMD [PARAM=VALUE...]'...]: runs each argument as one whole
+# targetcli command (quote it: tcli 'clearconfig confirm=True'), or without
+# arguments each line of stdin, in one targetcli start (or in the one of
+# tcli_start). Stops at the first error: status 1.
+tcli() {
+	local cmds line deadline arg
+	for arg in "$@"; do
+		# `tcli clearconfig confirm=True` would be two commands.
+		if [[ $arg =~ ^[A-Za-z_]+= ]]; then
+			echo "tcli: '$arg' is no targetcli command: each argument is one whole command; quote it with its parameters"
+			return 2
+		fi
+	done
+	if [ $# -gt 0 ]; then
+		cmds=$(printf '%s\n' "$@")
+	else
+		cmds=$(cat)
+	fi
+	if [ -z "$_vm_tcli_pid" ]; then
+		start_dbus
+		lio_db_root
+		printf '%s\n%s\n' "$cmds" "$_vm_tcli_end" |
+			timeout -k 5 "$SRPT_CMD_TIMEOUT" /usr/bin/python3 -c "$_vm_tcli_py" \
+				"$_vm_tcli_end" "$_vm_tcli_status" 2>&1
+		return
+	fi
+	# A dead server: the write fails (no SIGPIPE death) and the read below
+	# shows what it said last, its traceback say.
+	(
+		trap '' PIPE
+		printf '%s\n%s\n' "$cmds" "$_vm_tcli_end" >&"$_vm_tcli_w"
+	) 2>/dev/null || true
+	deadline=$((SECONDS + SRPT_CMD_TIMEOUT))
+	while [ "$SECONDS" -lt "$deadline" ] &&
+		IFS= read -r -t $((deadline - SECONDS + 1)) line <&"$_vm_tcli_r"; do
+		case "$line" in
+		"$_vm_tcli_status "*) return "${line##* }" ;;
+		esac
+		printf '%s\n' "$line"
+	done
+	if kill -0 "$_vm_tcli_pid" 2>/dev/null; then
+		echo "tcli: targetcli did not answer within ${SRPT_CMD_TIMEOUT}s"
+		return 124
+	fi
+	echo "tcli: the targetcli of tcli_start died"
+	return 1
+}
+
+# ---------------------------------------------------------------------------
+# Health and cleanup.
+# ---------------------------------------------------------------------------
+_vm_taint_letters=PFSRMBUDAWCIOELKXTN
+
+# check_dmesg: no warning, BUG, oops or sanitizer report in the kernel log,
+# and no kernel taint beyond O (out-of-tree) and E (unsigned module).
+check_dmesg() {
+	local bad taint other i letters=
+	bad=$(dmesg | grep -E 'WARNING:|BUG:|Oops|general protection|KASAN|UBSAN|refcount_t:' || true)
+	if [ -n "$bad" ]; then
+		printf '%s\n' "$bad" | _indent
+		fail "dmesg has warnings or errors"
+	fi
+	taint=$(</proc/sys/kernel/tainted)
+	other=$((taint & ~(4096 | 8192)))
+	if [ "$other" != 0 ]; then
+		for ((i = 0; i < ${#_vm_taint_letters}; i++)); do
+			if ((other >> i & 1)); then
+				letters+=${_vm_taint_letters:i:1}
+			fi
+		done
+		if ((other >> ${#_vm_taint_letters} != 0)); then
+			letters+=" and unnamed bits"
+		fi
+		fail "kernel tainted $taint: $letters beyond O/E"
+	fi
+	pass "dmesg clean, taint $taint (O/E only)"
+}
+
+_vm_loaded() { [ -e "/sys/module/$1/refcnt" ]; }
+
+# _vm_unload_order NAME...: the loaded ones and, before each, whatever
+# holds it; sysfs only, no program started.
+_vm_unload_order() {
+	local m h
+	for m in "$@"; do
+		_vm_loaded "$m" || continue
+		for h in "/sys/module/$m/holders/"*; do
+			[ -e "$h" ] && _vm_unload_order "${h##*/}"
+		done
+		printf '%s\n' "$m"
+	done
+}
+
+# unload_modules NAME...: those that are loaded, with their holders first
+# and their unused dependencies after, in one modprobe.
+unload_modules() {
+	local order
+	mapfile -t order < <(_vm_unload_order "$@" | awk '!seen[$0]++')
+	[ ${#order[@]} -gt 0 ] || return 0
+	timeout "$SRPT_CMD_TIMEOUT" modprobe -r -a "${order[@]}"
+}
+
+# unload_all: tears down what the helpers set up and proves that it all
+# unloads: LIO config, ib_srpt, rxe and its netdev, target_core_mod and
+# the RDMA core.
+unload_all() {
+	local n m
+	# Any fabric or backstore object left? Then targetcli clears them.
+	if compgen -G '/sys/kernel/config/target/*/*/tpgt_*' >/dev/null ||
+		compgen -G '/sys/kernel/config/target/core/*_*/*' >/dev/null; then
+		expect_ok tcli 'clearconfig confirm=True'
+	fi
+	tcli_stop
+	# A fabric's directory pins its module (srpt: ib_srpt; targetcli may
+	# have made others, e.g. iscsi); rmdir fails if anything is left in it.
+	for n in /sys/kernel/config/target/*/; do
+		n=${n%/}
+		[ "${n##*/}" = core ] || [ ! -d "$n" ] || expect_ok rmdir "$n"
+	done
+	if _vm_loaded ib_srpt; then
+		# rmmod, not modprobe -r: that would go by the in-tree module.
+		expect_ok rmmod ib_srpt
+	fi
+	# Ours, and any other rxe device a scenario made by hand.
+	for n in "${_vm_rxe_devs[@]}" /sys/class/infiniband/rxe*; do
+		n=${n##*/}
+		if [ -e "/sys/class/infiniband/$n" ]; then
+			expect_ok rdma link delete "$n"
+		fi
+	done
+	for n in "${_vm_netdevs[@]}"; do
+		if [ -e "/sys/class/net/$n" ]; then
+			expect_ok ip link del "$n"
+		fi
+	done
+	expect_ok unload_modules rdma_rxe target_core_mod rdma_cm ib_cm iw_cm ib_uverbs ib_core dummy
+	for m in ib_srpt rdma_rxe target_core_mod ib_core; do
+		! _vm_loaded "$m" || fail "$m still loaded"
+	done
+	pass "ib_srpt, rdma_rxe, target_core_mod and ib_core unloaded"
+}
