@@ -9,14 +9,13 @@
 #include <srpt/channel.h>
 #include <srpt/device.h>
 #include <srpt/handles.h>
+#include <srpt/live.h>
 #include <srpt/params.h>
 #include <srpt/port.h>
 #include <srpt/target.h>
 
 namespace srpt {
 namespace {
-
-constinit ktl::Atomic<int> g_live_channels{0};
 
 /* The smallest send queue we retry down to (MIN_SRPT_SQ_SIZE). */
 constexpr u32 kMinSqSize = 16;
@@ -51,7 +50,7 @@ const char *ch_state_name(ChState s)
 
 int Channel::live_count_for_test()
 {
-	return g_live_channels.load();
+	return live_count(Live::kChannel);
 }
 
 Channel::Channel(Device *dev, ktl::RefPtr<Port> port, srpt_os_channel *os,
@@ -65,13 +64,13 @@ Channel::Channel(Device *dev, ktl::RefPtr<Port> port, srpt_os_channel *os,
 	srpt_os_work_init(&release_work_, release_work_fn, this);
 	srpt_os_work_init(&logout_work_, logout_work_fn, this);
 	srpt_os_completion_init(&released_);
-	g_live_channels.fetch_add(1);
+	live_inc(Live::kChannel);
 }
 
 Channel::~Channel()
 {
 	KTL_WARN_ON(recv_ring_ || cmds_);
-	g_live_channels.fetch_sub(1);
+	live_dec(Live::kChannel);
 }
 
 bool Channel::set_state(ChState s)
@@ -159,6 +158,8 @@ int Channel::login(Device *dev, u32 port_num, srpt_os_channel *os, const srpt_lo
 		ch->reject(RejectReason::kInsufficientResources,
 			   "creating the queue pair or its buffers failed");
 		srpt_os_channel_destroy_qp(os);
+		/* Draining flushed the posted receives, which schedule a logout. */
+		srpt_os_work_cancel_sync(&ch->logout_work_);
 		ch->free_resources();
 		return ret;
 	}
@@ -181,6 +182,7 @@ int Channel::login(Device *dev, u32 port_num, srpt_os_channel *os, const srpt_lo
 	}
 	if (ret) {
 		srpt_os_channel_destroy_qp(os);
+		srpt_os_work_cancel_sync(&ch->logout_work_);
 		ch->free_resources();
 		return ret;
 	}
@@ -392,6 +394,9 @@ void Channel::disconnect_and_wait(const char *why)
 
 void Channel::on_established()
 {
+	/* A late event: a closing channel's QP is not moved to RTS. */
+	if (state() != ChState::kConnecting)
+		return;
 	const int ret = srpt_os_channel_ready(os_);
 
 	if (ret) {

@@ -4,6 +4,7 @@
 #include <ktl/new.h>
 #include <srpt/device.h>
 #include <srpt/handles.h>
+#include <srpt/live.h>
 #include <srpt/params.h>
 #include <srpt/registry.h>
 
@@ -21,6 +22,7 @@ Device::Device(srpt_os_device *os, const srpt_device_info &info) : os_(os)
 	attrs_.max_srq_wr = info.max_srq_wr;
 	attrs_.max_send_sge = info.max_send_sge;
 	srq_mutex_.init();
+	live_inc(Live::kDevice);
 }
 
 Device::~Device()
@@ -28,6 +30,7 @@ Device::~Device()
 	KTL_WARN_ON(srq_ring_);
 	srq_mutex_.destroy();
 	delete[] ports_;
+	live_dec(Live::kDevice);
 }
 
 Port *Device::port(u32 num) const

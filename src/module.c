@@ -15,6 +15,7 @@
 #include <srpt/abi.h>
 #include <srpt/version.h>
 
+#include "debugfs.h"
 #include "ib_device.h"
 #include "lio.h"
 #include "os.h"
@@ -79,6 +80,7 @@ static int __init srpt_init_module(void)
 		pr_err("registering the IB client failed (%d)\n", ret);
 		goto lio_unregister;
 	}
+	srpt_debugfs_init();
 	pr_info("SRP target " SRPT_VERSION " loaded\n");
 	return 0;
 
@@ -93,6 +95,7 @@ core_exit:
 
 static void __exit srpt_cleanup_module(void)
 {
+	srpt_debugfs_exit();
 	srpt_rdma_cm_stop();
 	srpt_ib_unregister();
 	srpt_lio_unregister();

@@ -6,15 +6,10 @@
 #include <ktl/errno.h>
 #include <srpt/device.h>
 #include <srpt/handles.h>
+#include <srpt/live.h>
 #include <srpt/port.h>
 
 namespace srpt {
-namespace {
-
-constinit ktl::Atomic<int> g_live_ports{0};
-
-} // namespace
-
 Port::Port(Device *dev, srpt_os_device *os, const char *dev_name, u32 num)
 	: device_(dev), os_(os), num_(num)
 {
@@ -24,7 +19,7 @@ Port::Port(Device *dev, srpt_os_device *os, const char *dev_name, u32 num)
 	target_mutex_.init();
 	ch_mutex_.init();
 	srpt_os_work_init(&refresh_work_, refresh_work_fn, this);
-	g_live_ports.fetch_add(1);
+	live_inc(Live::kPort);
 }
 
 Port::~Port()
@@ -35,12 +30,12 @@ Port::~Port()
 	dev_mutex_.destroy();
 	target_mutex_.destroy();
 	ch_mutex_.destroy();
-	g_live_ports.fetch_sub(1);
+	live_dec(Live::kPort);
 }
 
 int Port::live_count_for_test()
 {
-	return g_live_ports.load();
+	return live_count(Live::kPort);
 }
 
 void Port::log(int level, const char *what, int err) const

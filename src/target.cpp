@@ -7,16 +7,11 @@
 #include <ktl/new.h>
 #include <srpt/handles.h>
 #include <srpt/initiator_id.h>
+#include <srpt/live.h>
 #include <srpt/registry.h>
 #include <srpt/target.h>
 
 namespace srpt {
-namespace {
-
-constinit ktl::Atomic<int> g_live_tports{0};
-
-} // namespace
-
 TPort::TPort(ktl::RefPtr<Port> port, srpt_port_id_kind kind, srpt_os_tport *os)
 	: port_(ktl::move(port)), kind_(kind), os_(os)
 {
@@ -27,18 +22,18 @@ TPort::TPort(ktl::RefPtr<Port> port, srpt_port_id_kind kind, srpt_os_tport *os)
 	else
 		name_.put(c.gid_name.c_str());
 	tpgs_mutex_.init();
-	g_live_tports.fetch_add(1);
+	live_inc(Live::kTPort);
 }
 
 TPort::~TPort()
 {
 	tpgs_mutex_.destroy();
-	g_live_tports.fetch_sub(1);
+	live_dec(Live::kTPort);
 }
 
 int TPort::live_count_for_test()
 {
-	return g_live_tports.load();
+	return live_count(Live::kTPort);
 }
 
 int TPort::create(const char *name, srpt_os_tport *os, TPort **out)
@@ -77,6 +72,16 @@ void TPort::destroy()
 	srpt_os_log(SRPT_LOG_INFO, "%s port %u: removed target port %s\n", port_->dev_name(),
 		    port_->num(), name());
 	delete this;
+}
+
+Tpg::Tpg(TPort *tport, srpt_os_tpg *os) : tport_(tport), os_(os)
+{
+	live_inc(Live::kTpg);
+}
+
+Tpg::~Tpg()
+{
+	live_dec(Live::kTpg);
 }
 
 int Tpg::create(TPort *tport, srpt_os_tpg *os, Tpg **out)

@@ -334,6 +334,9 @@ srpt_ssize_t srpt_core_rdma_cm_port_show(char *page, srpt_size_t size);
 srpt_ssize_t srpt_core_rdma_cm_port_store(const char *page, srpt_size_t count);
 srpt_ssize_t srpt_core_version_show(char *page, srpt_size_t size);
 
+/* "<kind> <count>" lines of the core's live objects, for debugfs. */
+srpt_ssize_t srpt_core_objects_show(char *buf, srpt_size_t size);
+
 /* Validates a node ACL name (srpt_parse_i_port_id()); 0 or -EINVAL. */
 SRPT_NODISCARD int srpt_core_nacl_init(const char *name);
 

@@ -23,6 +23,7 @@
 #include <srpt/abi.h>
 #include <srpt/credits.h>
 #include <srpt/ioctx.h>
+#include <srpt/live.h>
 #include <srpt/login.h>
 
 namespace srpt {
@@ -104,7 +105,8 @@ private:
 	void run_release();
 
 	bool handle_iu(RecvCtx *r);
-	void handle_cmd(RecvCtx *r, Cmd *c);
+	/* True when @c keeps @r (immediate data), decided before LIO has @c. */
+	bool handle_cmd(RecvCtx *r, Cmd *c);
 	void handle_tsk_mgmt(RecvCtx *r, Cmd *c);
 
 	Device *const dev_;
@@ -145,6 +147,11 @@ private:
 
 /* The I_T nexus: the channels between one initiator port and one target port. */
 struct Nexus {
+	Nexus() { live_inc(Live::kNexus); }
+	~Nexus() { live_dec(Live::kNexus); }
+	Nexus(const Nexus &) = delete;
+	Nexus &operator=(const Nexus &) = delete;
+
 	u8 i_port_id[16] = {};
 	u8 t_port_id[16] = {};
 	ktl::List<Channel, &Channel::nexus_node> channels;

@@ -11,6 +11,7 @@
 #include <ktl/types.h>
 #include <srpt/abi.h>
 #include <srpt/iu.h>
+#include <srpt/live.h>
 
 namespace srpt {
 
@@ -18,6 +19,11 @@ class Channel;
 
 /* srpt_recv: a receive buffer and what arrived in it. */
 struct RecvCtx {
+	RecvCtx() { live_inc(Live::kRecv); }
+	~RecvCtx() { live_dec(Live::kRecv); }
+	RecvCtx(const RecvCtx &) = delete;
+	RecvCtx &operator=(const RecvCtx &) = delete;
+
 	srpt_os_recv *os = nullptr;
 	ktl::u8 *iu = nullptr;		/* where the IU is received */
 	ktl::u32 byte_len = 0;		/* bytes of the last IU */
@@ -39,7 +45,10 @@ const char *cmd_state_name(CmdState s);
 /* srpt_cmd: a send context. */
 class Cmd {
 public:
-	Cmd(Channel *ch) : ch_(ch) {}
+	explicit Cmd(Channel *ch) : ch_(ch) { live_inc(Live::kCmd); }
+	~Cmd() { live_dec(Live::kCmd); }
+	Cmd(const Cmd &) = delete;
+	Cmd &operator=(const Cmd &) = delete;
 
 	/* srpt_set_cmd_state: no change once kDone; returns the old state. */
 	CmdState set_state(CmdState s);

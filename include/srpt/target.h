@@ -29,7 +29,8 @@ public:
 
 private:
 	friend class Port;
-	Tpg(TPort *tport, srpt_os_tpg *os) : tport_(tport), os_(os) {}
+	Tpg(TPort *tport, srpt_os_tpg *os);
+	~Tpg();
 
 	TPort *const tport_;
 	srpt_os_tpg *const os_;

@@ -1,0 +1,55 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* Live object counts (see include/srpt/live.h). */
+#include <ktl/atomic.h>
+#include <ktl/string.h>
+#include <srpt/abi.h>
+#include <srpt/live.h>
+
+namespace srpt {
+namespace {
+
+constexpr int kKinds = static_cast<int>(Live::kCount);
+constinit ktl::Atomic<int> g_live[kKinds];
+
+constexpr const char *kNames[kKinds] = {
+	"devices", "ports", "target_ports", "tpgs", "nexuses", "channels", "commands", "receive_buffers",
+};
+
+} // namespace
+
+void live_inc(Live k)
+{
+	g_live[static_cast<int>(k)].fetch_add(1, ktl::MemoryOrder::relaxed);
+}
+
+void live_dec(Live k)
+{
+	g_live[static_cast<int>(k)].fetch_sub(1, ktl::MemoryOrder::relaxed);
+}
+
+int live_count(Live k)
+{
+	return g_live[static_cast<int>(k)].load(ktl::MemoryOrder::relaxed);
+}
+
+} // namespace srpt
+
+extern "C" srpt_ssize_t srpt_core_objects_show(char *buf, srpt_size_t size)
+{
+	ktl::StrBuf<256> s;
+
+	for (int i = 0; i < srpt::kKinds; i++) {
+		const int n = srpt::live_count(static_cast<srpt::Live>(i));
+
+		s.put(srpt::kNames[i]).put(' ');
+		if (n < 0)
+			s.put('-');
+		s.dec(static_cast<ktl::u64>(n < 0 ? -n : n)).put('\n');
+	}
+	if (size == 0)
+		return 0;
+	const srpt_size_t n = s.size() < size - 1 ? s.size() : size - 1;
+	__builtin_memcpy(buf, s.c_str(), n);
+	buf[n] = '\0';
+	return static_cast<srpt_ssize_t>(n);
+}
