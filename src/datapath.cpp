@@ -29,6 +29,13 @@ void Channel::on_recv(RecvCtx *r, bool ok, u32 byte_len)
 		return;
 	}
 	r->byte_len = byte_len;
+	/* Never ahead of IUs that wait: the initiator's order is kept. */
+	if (!wait_list_.empty()) {
+		wait_list_.push_back(r);
+		waiting_.fetch_add(1);
+		process_wait_list();
+		return;
+	}
 	if (!handle_iu(r)) {
 		wait_list_.push_back(r);
 		waiting_.fetch_add(1);
@@ -63,9 +70,10 @@ bool Channel::handle_iu(RecvCtx *r)
 		credits_.request_received();
 	}
 
+	bool keep = false;
 	switch (opcode) {
 	case srp::kCmd:
-		handle_cmd(r, c);
+		keep = handle_cmd(r, c);
 		break;
 	case srp::kTskMgmt:
 		handle_tsk_mgmt(r, c);
@@ -86,7 +94,8 @@ bool Channel::handle_iu(RecvCtx *r)
 			    name(), opcode);
 		break;
 	}
-	if (!c || c->imm_recv != r)
+	/* Not c->imm_recv: LIO may have released c, and reposted r, already. */
+	if (!keep)
 		repost(r);
 	return true;
 }
@@ -156,7 +165,7 @@ constexpr u8 kStatusCheckCondition = 0x02;
 constexpr u8 kStatusBusy = 0x08;
 
 /* srpt_handle_cmd */
-void Channel::handle_cmd(RecvCtx *r, Cmd *c)
+bool Channel::handle_cmd(RecvCtx *r, Cmd *c)
 {
 	SrpCmd sc;
 	const char *why = nullptr;
@@ -169,7 +178,7 @@ void Channel::handle_cmd(RecvCtx *r, Cmd *c)
 			    c->tag, why);
 		c->respond_local_status(kStatusCheckCondition, kSenseInvalidFieldInIu,
 					sizeof(kSenseInvalidFieldInIu));
-		return;
+		return false;
 	}
 	c->dir = sc.data.dir;
 	c->data_kind = sc.data.kind;
@@ -188,7 +197,7 @@ void Channel::handle_cmd(RecvCtx *r, Cmd *c)
 		else
 			c->respond_local_status(kStatusCheckCondition, kSenseInvalidFieldInIu,
 						sizeof(kSenseInvalidFieldInIu));
-		return;
+		return false;
 	}
 
 	srpt_cmd_info info{};
@@ -205,9 +214,12 @@ void Channel::handle_cmd(RecvCtx *r, Cmd *c)
 		srpt_os_cmd_release_data(c->os);
 		credits_.owe_one();
 		put_cmd(c);
-		return;
+		return false;
 	}
+	/* LIO may release c (reposting r) before submit returns. */
+	const bool keep = c->imm_recv == r;
 	srpt_os_cmd_submit(c->os, r->iu + srp::cmd::kCdb);
+	return keep;
 }
 
 /* ---- transfer ---- */
