@@ -157,6 +157,8 @@ int Channel::login(Device *dev, u32 port_num, srpt_os_channel *os, const srpt_lo
 	if (ret) {
 		ch->reject(RejectReason::kInsufficientResources,
 			   "creating the queue pair or its buffers failed");
+		/* Never connected: the receives the drain flushes are no error. */
+		(void)ch->set_state(ChState::kDisconnected);
 		srpt_os_channel_destroy_qp(os);
 		/* Draining flushed the posted receives, which schedule a logout. */
 		srpt_os_work_cancel_sync(&ch->logout_work_);
@@ -181,6 +183,7 @@ int Channel::login(Device *dev, u32 port_num, srpt_os_channel *os, const srpt_lo
 		}
 	}
 	if (ret) {
+		(void)ch->set_state(ChState::kDisconnected);
 		srpt_os_channel_destroy_qp(os);
 		srpt_os_work_cancel_sync(&ch->logout_work_);
 		ch->free_resources();
