@@ -93,9 +93,13 @@ extern "C" srpt_ssize_t srpt_core_tpg_attrib_store(struct srpt_tpg *h, enum srpt
 	if (ret == 0 && v < spec.min)
 		ret = -ktl::kERANGE;
 	if (ret) {
+		ktl::size_t shown = ktl::strnlen(page, count > 32 ? 32 : count);
+
+		/* Not the newline echo adds: it would split the log line. */
+		if (shown && page[shown - 1] == '\n')
+			shown--;
 		srpt_os_log(SRPT_LOG_ERR, "%s port %u: %s: invalid value '%.*s': must be %u..%u\n",
-			    port->dev_name(), port->num(), spec.name,
-			    static_cast<int>(ktl::strnlen(page, count > 32 ? 32 : count)), page,
+			    port->dev_name(), port->num(), spec.name, static_cast<int>(shown), page,
 			    spec.min, spec.max);
 		return -ktl::kEINVAL;
 	}
