@@ -116,7 +116,7 @@ SRPT_NODISCARD int srpt_os_wait_for_completion(struct srpt_os_completion *c,
 					       unsigned int timeout_ms);
 
 /*
- * Deferred work in process context. @fn(@arg) runs on the system
+ * Deferred work in process context. @fn(@arg) runs on the module's
  * workqueue; schedule returns 0 when the work was already pending.
  */
 typedef void (*srpt_work_fn)(void *arg);
@@ -457,8 +457,10 @@ SRPT_NODISCARD int srpt_os_channel_post_zero_write(struct srpt_os_channel *os);
 /*
  * Teardown, in this order, from process context: stop the LIO session
  * and wait for its commands, then remove it; destroy the CM id (no CM
- * event after return); drain and destroy the QP and put the CQ (no
- * completion after return); free @os.
+ * event after return); drain and destroy the QP and put the CQ: the drain
+ * delivers every outstanding completion, flushed, through the
+ * srpt_core_* callbacks before it returns (also after a failed login),
+ * and none comes after; free @os.
  */
 void srpt_os_channel_close_session(struct srpt_os_channel *os);
 void srpt_os_channel_destroy_cm(struct srpt_os_channel *os);
