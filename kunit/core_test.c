@@ -19,6 +19,7 @@
 #include "../src/os.h"
 #include "fake_ib.h"
 #include "probe.h"
+#include "suite.h"
 
 /* Defined by src/module.c in the module; the suites create it. */
 struct workqueue_struct *srpt_wq;
@@ -534,7 +535,7 @@ static struct kunit_case srpt_tpg_cases[] = {
  * What src/module.c does at load and unload, minus IB and LIO.
  */
 
-static int srpt_suite_init(struct kunit_suite *suite)
+int srpt_kunit_suite_init(struct kunit_suite *suite)
 {
 	int ret = srpt_core_init();
 
@@ -548,7 +549,7 @@ static int srpt_suite_init(struct kunit_suite *suite)
 	return 0;
 }
 
-static void srpt_suite_exit(struct kunit_suite *suite)
+void srpt_kunit_suite_exit(struct kunit_suite *suite)
 {
 	destroy_workqueue(srpt_wq);
 	srpt_wq = NULL;
@@ -562,8 +563,8 @@ static struct kunit_suite srpt_alloc_suite = {
 
 static struct kunit_suite srpt_refresh_suite = {
 	.name = "srpt_refresh",
-	.suite_init = srpt_suite_init,
-	.suite_exit = srpt_suite_exit,
+	.suite_init = srpt_kunit_suite_init,
+	.suite_exit = srpt_kunit_suite_exit,
 	.init = srpt_test_init,
 	.exit = srpt_test_exit,
 	.test_cases = srpt_refresh_cases,
@@ -571,8 +572,8 @@ static struct kunit_suite srpt_refresh_suite = {
 
 static struct kunit_suite srpt_lookup_suite = {
 	.name = "srpt_lookup",
-	.suite_init = srpt_suite_init,
-	.suite_exit = srpt_suite_exit,
+	.suite_init = srpt_kunit_suite_init,
+	.suite_exit = srpt_kunit_suite_exit,
 	.init = srpt_test_init,
 	.exit = srpt_test_exit,
 	.test_cases = srpt_lookup_cases,
@@ -580,8 +581,8 @@ static struct kunit_suite srpt_lookup_suite = {
 
 static struct kunit_suite srpt_tpg_suite = {
 	.name = "srpt_tpg",
-	.suite_init = srpt_suite_init,
-	.suite_exit = srpt_suite_exit,
+	.suite_init = srpt_kunit_suite_init,
+	.suite_exit = srpt_kunit_suite_exit,
 	.init = srpt_test_init,
 	.exit = srpt_test_exit,
 	.test_cases = srpt_tpg_cases,

@@ -1,206 +1,797 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The data path callouts of include/srpt/abi.h (channels, receive
- * buffers, the SRQ, commands). The core reaches them only through a login
- * or a use_srq switch, which no suite makes; they exist so the core
- * links. A call WARNs, and a WARN during the tests fails scripts/kunit.
+ * Test double of the data path callouts of include/srpt/abi.h: channels,
+ * receive buffers, the SRQ and commands. See fake_datapath.h.
  */
+#include <linux/atomic.h>
 #include <linux/bug.h>
 #include <linux/errno.h>
-#include <linux/types.h>
+#include <linux/kernel.h>
+#include <linux/slab.h>
+#include <linux/spinlock.h>
+#include <linux/string.h>
+#include <linux/workqueue.h>
 
-#include <srpt/abi.h>
+#include "fake_datapath.h"
+#include "fake_ib.h"
 
-#define UNREACHED() WARN(1, "%s: not expected by the KUnit suites\n", __func__)
+/* Guards the posting state (post_node) of every receive buffer. */
+static DEFINE_SPINLOCK(fake_recv_lock);
+static atomic_t fake_recvs_live = ATOMIC_INIT(0);
+static atomic_t fake_cmds_live = ATOMIC_INIT(0);
+static atomic_t fake_violation_count = ATOMIC_INIT(0);
 
-int srpt_os_channel_create_qp(struct srpt_os_channel *os, struct srpt_channel *core,
+static const char * const fake_call_names[FAKE_NR_CALLS] = {
+	[FAKE_CREATE_QP] = "create_qp",
+	[FAKE_OPEN_SESSION] = "open_session",
+	[FAKE_ACCEPT] = "accept",
+	[FAKE_CM_REJECT] = "cm_reject",
+	[FAKE_READY] = "ready",
+	[FAKE_NOTIFY_ESTABLISHED] = "notify_established",
+	[FAKE_DISCONNECT] = "disconnect",
+	[FAKE_QP_ERROR] = "qp_error",
+	[FAKE_ZERO_WRITE] = "post_zero_write",
+	[FAKE_CLOSE_SESSION] = "close_session",
+	[FAKE_DESTROY_CM] = "destroy_cm",
+	[FAKE_DESTROY_QP] = "destroy_qp",
+	[FAKE_FREE] = "free",
+	[FAKE_RECV_POST] = "recv_post",
+	[FAKE_CMD_INIT] = "cmd_init",
+	[FAKE_CMD_MAP_IMM] = "cmd_map_imm",
+	[FAKE_CMD_RDMA_PREPARE] = "cmd_rdma_prepare",
+	[FAKE_CMD_RDMA_ADD] = "cmd_rdma_add",
+	[FAKE_CMD_RELEASE_DATA] = "cmd_release_data",
+	[FAKE_CMD_SUBMIT] = "cmd_submit",
+	[FAKE_CMD_ABORT] = "cmd_abort",
+	[FAKE_CMD_SUBMIT_TMR] = "cmd_submit_tmr",
+	[FAKE_CMD_EXECUTE] = "cmd_execute",
+	[FAKE_CMD_POST_RDMA_READ] = "cmd_post_rdma_read",
+	[FAKE_CMD_POST_RESPONSE] = "cmd_post_response",
+	[FAKE_CMD_PUT] = "cmd_put",
+	[FAKE_CMD_DONE] = "cmd_done",
+};
+
+const char *fake_call_name(unsigned int call)
+{
+	return call < FAKE_NR_CALLS ? fake_call_names[call] : "?";
+}
+
+static __printf(1, 2) void violation(const char *fmt, ...)
+{
+	struct va_format vaf;
+	va_list args;
+
+	atomic_inc(&fake_violation_count);
+	va_start(args, fmt);
+	vaf.fmt = fmt;
+	vaf.va = &args;
+	WARN(1, "fake_datapath: %pV\n", &vaf);
+	va_end(args);
+}
+
+int fake_violations(void)
+{
+	return atomic_read(&fake_violation_count);
+}
+
+void fake_reset_violations(void)
+{
+	atomic_set(&fake_violation_count, 0);
+}
+
+int fake_live_recvs(void)
+{
+	return atomic_read(&fake_recvs_live);
+}
+
+int fake_live_cmds(void)
+{
+	return atomic_read(&fake_cmds_live);
+}
+
+/* Records @call; false (after a violation) when @ch may not be called. */
+static bool record(struct srpt_os_channel *ch, enum fake_call call)
+{
+	unsigned long flags;
+	bool freed, gone;
+
+	spin_lock_irqsave(&ch->lock, flags);
+	ch->calls[call]++;
+	ch->log[ch->n_log % FAKE_LOG_LEN] = call;
+	ch->n_log++;
+	freed = ch->freed;
+	gone = ch->gone;
+	spin_unlock_irqrestore(&ch->lock, flags);
+	if (freed || gone) {
+		violation("%s after the core %s the channel", fake_call_name(call),
+			  freed ? "freed" : "rejected the login of");
+		return false;
+	}
+	return true;
+}
+
+static bool cmd_record(struct srpt_os_cmd *cmd, enum fake_call call)
+{
+	cmd->calls[call]++;
+	cmd->ch->last_cmd = cmd;
+	return record(cmd->ch, call);
+}
+
+unsigned int fake_lio_calls(struct srpt_os_channel *ch)
+{
+	return ch->calls[FAKE_CMD_INIT] + ch->calls[FAKE_CMD_SUBMIT] +
+		ch->calls[FAKE_CMD_ABORT] + ch->calls[FAKE_CMD_SUBMIT_TMR] +
+		ch->calls[FAKE_CMD_EXECUTE] + ch->calls[FAKE_CMD_PUT] +
+		ch->calls[FAKE_CMD_DONE];
+}
+
+/* ---- The send queue and its completions ---- */
+
+static void deliver(struct srpt_os_channel *ch, const struct fake_wr *wr, bool ok)
+{
+	switch (wr->kind) {
+	case FAKE_WR_ZERO_WRITE:
+		srpt_core_zero_write_done(ch->core, ok);
+		break;
+	case FAKE_WR_RDMA_READ:
+		srpt_core_rdma_read_done(wr->cmd->core, ok);
+		break;
+	case FAKE_WR_SEND:
+		srpt_core_send_done(wr->cmd->core, ok);
+		break;
+	}
+}
+
+static int sq_push(struct srpt_os_channel *ch, enum fake_wr_kind kind,
+		   struct srpt_os_cmd *cmd)
+{
+	unsigned long flags;
+	bool destroyed, full, kick;
+
+	spin_lock_irqsave(&ch->lock, flags);
+	destroyed = !ch->qp_created || ch->qp_destroyed;
+	full = ch->sq_len == FAKE_SQ_DEPTH;
+	if (!destroyed && !full) {
+		ch->sq[(ch->sq_head + ch->sq_len) % FAKE_SQ_DEPTH] =
+			(struct fake_wr){ .kind = kind, .cmd = cmd };
+		ch->sq_len++;
+	}
+	kick = ch->auto_complete;
+	spin_unlock_irqrestore(&ch->lock, flags);
+	if (destroyed) {
+		violation("posting a send work request without a queue pair");
+		return -EINVAL;
+	}
+	if (full) {
+		violation("more than %d outstanding send work requests", FAKE_SQ_DEPTH);
+		return -ENOMEM;
+	}
+	if (kick)
+		queue_work(system_wq, &ch->cq_work);
+	return 0;
+}
+
+/* Pops the oldest work request, of @kind unless @kind is negative. */
+static int sq_pop(struct srpt_os_channel *ch, int kind, struct fake_wr *wr, bool *ok)
+{
+	unsigned long flags;
+	int ret = 0;
+
+	spin_lock_irqsave(&ch->lock, flags);
+	if (!ch->sq_len) {
+		ret = -ENOENT;
+	} else if (kind >= 0 && ch->sq[ch->sq_head].kind != kind) {
+		ret = -EPROTO;
+	} else {
+		*wr = ch->sq[ch->sq_head];
+		ch->sq_head = (ch->sq_head + 1) % FAKE_SQ_DEPTH;
+		ch->sq_len--;
+		/* A QP in the error state flushes what it has not executed. */
+		*ok = !ch->qp_error;
+	}
+	spin_unlock_irqrestore(&ch->lock, flags);
+	return ret;
+}
+
+int fake_channel_complete(struct srpt_os_channel *ch, enum fake_wr_kind kind, bool ok)
+{
+	struct fake_wr wr;
+	bool natural;
+	int ret = sq_pop(ch, kind, &wr, &natural);
+
+	if (ret)
+		return ret;
+	deliver(ch, &wr, ok);
+	return 0;
+}
+
+unsigned int fake_channel_outstanding(struct srpt_os_channel *ch)
+{
+	unsigned long flags;
+	unsigned int n;
+
+	spin_lock_irqsave(&ch->lock, flags);
+	n = ch->sq_len;
+	spin_unlock_irqrestore(&ch->lock, flags);
+	return n;
+}
+
+static void fake_cq_work_fn(struct work_struct *work)
+{
+	struct srpt_os_channel *ch = container_of(work, struct srpt_os_channel, cq_work);
+	struct fake_wr wr;
+	bool ok;
+
+	while (!sq_pop(ch, -1, &wr, &ok))
+		deliver(ch, &wr, ok);
+}
+
+void fake_channel_init(struct srpt_os_channel *ch, struct srpt_os_device *dev)
+{
+	memset(ch, 0, sizeof(*ch));
+	ch->dev = dev;
+	spin_lock_init(&ch->lock);
+	INIT_LIST_HEAD(&ch->rq);
+	INIT_LIST_HEAD(&ch->cmds);
+	INIT_WORK(&ch->cq_work, fake_cq_work_fn);
+}
+
+void fake_channel_rejected(struct srpt_os_channel *ch)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&ch->lock, flags);
+	ch->gone = true;
+	spin_unlock_irqrestore(&ch->lock, flags);
+}
+
+void fake_channel_auto_complete(struct srpt_os_channel *ch)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&ch->lock, flags);
+	ch->auto_complete = true;
+	spin_unlock_irqrestore(&ch->lock, flags);
+	queue_work(system_wq, &ch->cq_work);
+}
+
+void fake_channel_quiesce(struct srpt_os_channel *ch)
+{
+	cancel_work_sync(&ch->cq_work);
+}
+
+/* ---- Channels ---- */
+
+int srpt_os_channel_create_qp(struct srpt_os_channel *ch, struct srpt_channel *core,
 			      const struct srpt_qp_params *p)
 {
-	UNREACHED();
-	return -EOPNOTSUPP;
+	unsigned long flags;
+
+	if (!record(ch, FAKE_CREATE_QP))
+		return -EINVAL;
+	ch->qp = *p;
+	if (ch->create_qp_err)
+		return ch->create_qp_err;
+	if (ch->qp_created)
+		violation("create_qp twice");
+	if (p->use_srq && !ch->dev->srq)
+		violation("a QP on a missing SRQ");
+	spin_lock_irqsave(&ch->lock, flags);
+	ch->core = core;
+	ch->qp_created = true;
+	spin_unlock_irqrestore(&ch->lock, flags);
+	if (p->use_srq)
+		ch->dev->srq_qps++;
+	return 0;
 }
 
-int srpt_os_channel_open_session(struct srpt_os_channel *os,
-				 struct srpt_os_tpg *tpg, const char *initiator)
+int srpt_os_channel_open_session(struct srpt_os_channel *ch, struct srpt_os_tpg *tpg,
+				 const char *initiator)
 {
-	UNREACHED();
-	return -EOPNOTSUPP;
+	int i;
+
+	if (!record(ch, FAKE_OPEN_SESSION))
+		return -EINVAL;
+	if (ch->n_tried < FAKE_MAX_TRIED)
+		strscpy(ch->tried[ch->n_tried], initiator, FAKE_NAME_LEN);
+	ch->n_tried++;
+	if (ch->session_tpg)
+		violation("open_session while a session is open");
+	if (!ch->qp_created)
+		violation("open_session before create_qp");
+	/* target_setup_session() without an ACL: -EACCES. */
+	for (i = 0; tpg && i < FAKE_MAX_ACLS; i++) {
+		if (tpg->acls[i] && !strcmp(tpg->acls[i], initiator)) {
+			ch->session_tpg = tpg;
+			strscpy(ch->initiator, initiator, sizeof(ch->initiator));
+			return 0;
+		}
+	}
+	return -EACCES;
 }
 
-int srpt_os_channel_accept(struct srpt_os_channel *os, const void *rsp,
-			   size_t len)
+int srpt_os_channel_accept(struct srpt_os_channel *ch, const void *rsp, size_t len)
 {
-	UNREACHED();
-	return -EOPNOTSUPP;
+	if (!record(ch, FAKE_ACCEPT))
+		return -EINVAL;
+	if (!ch->qp_created || !ch->session_tpg)
+		violation("accept without a queue pair or session");
+	ch->rsp_len = len;
+	memcpy(ch->rsp, rsp, min(len, sizeof(ch->rsp)));
+	return ch->accept_err;
 }
 
-void srpt_os_cm_reject(struct srpt_os_channel *os, const void *rej, size_t len)
+void srpt_os_cm_reject(struct srpt_os_channel *ch, const void *rej, size_t len)
 {
-	UNREACHED();
+	if (!record(ch, FAKE_CM_REJECT))
+		return;
+	ch->rej_len = len;
+	memcpy(ch->rej, rej, min(len, sizeof(ch->rej)));
 }
 
-int srpt_os_channel_ready(struct srpt_os_channel *os)
+int srpt_os_channel_ready(struct srpt_os_channel *ch)
 {
-	UNREACHED();
-	return -EOPNOTSUPP;
+	if (!record(ch, FAKE_READY))
+		return -EINVAL;
+	return ch->ready_err;
 }
 
-void srpt_os_channel_notify_established(struct srpt_os_channel *os)
+void srpt_os_channel_notify_established(struct srpt_os_channel *ch)
 {
-	UNREACHED();
+	record(ch, FAKE_NOTIFY_ESTABLISHED);
 }
 
-int srpt_os_channel_disconnect(struct srpt_os_channel *os)
+int srpt_os_channel_disconnect(struct srpt_os_channel *ch)
 {
-	UNREACHED();
-	return -EOPNOTSUPP;
+	if (!record(ch, FAKE_DISCONNECT))
+		return -EINVAL;
+	if (ch->cm_destroyed)
+		violation("disconnect after destroy_cm");
+	return ch->disconnect_err;
 }
 
-int srpt_os_channel_qp_error(struct srpt_os_channel *os)
+int srpt_os_channel_qp_error(struct srpt_os_channel *ch)
 {
-	UNREACHED();
-	return -EOPNOTSUPP;
+	unsigned long flags;
+
+	if (!record(ch, FAKE_QP_ERROR))
+		return -EINVAL;
+	spin_lock_irqsave(&ch->lock, flags);
+	ch->qp_error = true;
+	spin_unlock_irqrestore(&ch->lock, flags);
+	return 0;
 }
 
-int srpt_os_channel_post_zero_write(struct srpt_os_channel *os)
+int srpt_os_channel_post_zero_write(struct srpt_os_channel *ch)
 {
-	UNREACHED();
-	return -EOPNOTSUPP;
+	if (!record(ch, FAKE_ZERO_WRITE))
+		return -EINVAL;
+	if (ch->zero_write_err)
+		return ch->zero_write_err;
+	return sq_push(ch, FAKE_WR_ZERO_WRITE, NULL);
 }
 
-void srpt_os_channel_close_session(struct srpt_os_channel *os)
+void srpt_os_channel_close_session(struct srpt_os_channel *ch)
 {
-	UNREACHED();
+	if (!record(ch, FAKE_CLOSE_SESSION))
+		return;
+	if (ch->cm_destroyed || ch->qp_destroyed)
+		violation("close_session after destroy_cm or destroy_qp");
+	ch->session_tpg = NULL;
 }
 
-void srpt_os_channel_destroy_cm(struct srpt_os_channel *os)
+void srpt_os_channel_destroy_cm(struct srpt_os_channel *ch)
 {
-	UNREACHED();
+	if (!record(ch, FAKE_DESTROY_CM))
+		return;
+	if (ch->cm_destroyed || ch->qp_destroyed || ch->session_tpg)
+		violation("destroy_cm twice, after destroy_qp or with a session");
+	ch->cm_destroyed = true;
 }
 
-void srpt_os_channel_destroy_qp(struct srpt_os_channel *os)
+/* ib_drain_qp(): everything outstanding completes before the QP goes. */
+void srpt_os_channel_destroy_qp(struct srpt_os_channel *ch)
 {
-	UNREACHED();
+	struct srpt_os_recv *r, *tmp;
+	unsigned long flags;
+	LIST_HEAD(flushed);
+	struct fake_wr wr;
+	bool ok;
+
+	if (!record(ch, FAKE_DESTROY_QP))
+		return;
+	/* A failed login may have no QP; the shim checks. */
+	if (!ch->qp_created)
+		return;
+	if (ch->qp_destroyed) {
+		violation("destroy_qp twice");
+		return;
+	}
+	cancel_work_sync(&ch->cq_work);
+	spin_lock_irqsave(&ch->lock, flags);
+	ch->qp_error = true;
+	spin_unlock_irqrestore(&ch->lock, flags);
+	while (!sq_pop(ch, -1, &wr, &ok))
+		deliver(ch, &wr, false);
+	if (!ch->qp.use_srq) {
+		spin_lock_irqsave(&fake_recv_lock, flags);
+		list_splice_init(&ch->rq, &flushed);
+		spin_unlock_irqrestore(&fake_recv_lock, flags);
+		list_for_each_entry_safe(r, tmp, &flushed, post_node) {
+			spin_lock_irqsave(&fake_recv_lock, flags);
+			list_del_init(&r->post_node);
+			spin_unlock_irqrestore(&fake_recv_lock, flags);
+			srpt_core_recv_done(ch->core, r->core, 0, 0);
+		}
+	} else {
+		ch->dev->srq_qps--;
+	}
+	spin_lock_irqsave(&ch->lock, flags);
+	ch->qp_destroyed = true;
+	spin_unlock_irqrestore(&ch->lock, flags);
 }
 
-void srpt_os_channel_free(struct srpt_os_channel *os)
+void srpt_os_channel_free(struct srpt_os_channel *ch)
 {
-	UNREACHED();
+	unsigned long flags;
+
+	if (!record(ch, FAKE_FREE))
+		return;
+	if (!ch->cm_destroyed || (ch->qp_created && !ch->qp_destroyed) || ch->session_tpg)
+		violation("free before close_session, destroy_cm and destroy_qp");
+	if (!list_empty(&ch->cmds))
+		violation("free with %u send contexts left", ch->cmds_allocated);
+	spin_lock_irqsave(&ch->lock, flags);
+	ch->freed = true;
+	spin_unlock_irqrestore(&ch->lock, flags);
 }
 
-struct srpt_os_recv *srpt_os_recv_alloc(struct srpt_os_device *dev,
-					struct srpt_recv *core, u32 size,
-					u32 align_offset, void **iu)
+/* ---- Receive buffers and the SRQ ---- */
+
+struct srpt_os_recv *srpt_os_recv_alloc(struct srpt_os_device *dev, struct srpt_recv *core,
+					u32 size, u32 align_offset, void **iu)
 {
-	UNREACHED();
-	return NULL;
+	struct srpt_os_recv *r = kzalloc(sizeof(*r), GFP_KERNEL);
+
+	if (!r)
+		return NULL;
+	/* kmalloc() aligns these sizes (512 and up) to at least 512 bytes. */
+	r->buf = kmalloc(max(align_offset + size, 512U), GFP_KERNEL);
+	if (!r->buf) {
+		kfree(r);
+		return NULL;
+	}
+	WARN_ON_ONCE(!IS_ALIGNED((unsigned long)r->buf, 512));
+	INIT_LIST_HEAD(&r->post_node);
+	r->dev = dev;
+	r->core = core;
+	r->size = size;
+	r->align_offset = align_offset;
+	r->iu = (u8 *)r->buf + align_offset;
+	*iu = r->iu;
+	atomic_inc(&fake_recvs_live);
+	return r;
+}
+
+bool fake_recv_is_posted(struct srpt_os_recv *r)
+{
+	unsigned long flags;
+	bool posted;
+
+	spin_lock_irqsave(&fake_recv_lock, flags);
+	posted = !list_empty(&r->post_node);
+	spin_unlock_irqrestore(&fake_recv_lock, flags);
+	return posted;
 }
 
 void srpt_os_recv_free(struct srpt_os_recv *r)
 {
-	UNREACHED();
+	unsigned long flags;
+	bool posted;
+
+	if (!r)
+		return;
+	spin_lock_irqsave(&fake_recv_lock, flags);
+	posted = !list_empty(&r->post_node);
+	list_del_init(&r->post_node);
+	spin_unlock_irqrestore(&fake_recv_lock, flags);
+	/* The HCA could still write into it. */
+	if (posted)
+		violation("freeing a receive buffer posted on a live queue");
+	kfree(r->buf);
+	kfree(r);
+	atomic_dec(&fake_recvs_live);
 }
 
 int srpt_os_recv_post(struct srpt_os_device *dev, struct srpt_os_channel *ch,
 		      struct srpt_os_recv *r)
 {
-	UNREACHED();
-	return -EOPNOTSUPP;
+	struct list_head *queue;
+	unsigned long flags;
+	bool twice;
+
+	if (ch) {
+		if (!record(ch, FAKE_RECV_POST))
+			return -EINVAL;
+		if (ch->recv_post_err)
+			return ch->recv_post_err;
+		if (!ch->qp_created || ch->qp_destroyed || ch->qp.use_srq) {
+			violation("posting a receive buffer on a channel without a receive queue");
+			return -EINVAL;
+		}
+		queue = &ch->rq;
+	} else {
+		if (!dev->srq) {
+			violation("posting a receive buffer without an SRQ");
+			return -EINVAL;
+		}
+		queue = &dev->srq_posted;
+	}
+	if (r->dev != dev)
+		violation("posting a receive buffer of another device");
+	spin_lock_irqsave(&fake_recv_lock, flags);
+	twice = !list_empty(&r->post_node);
+	if (!twice) {
+		list_add_tail(&r->post_node, queue);
+		r->posts++;
+		if (!ch)
+			dev->srq_posts++;
+	}
+	spin_unlock_irqrestore(&fake_recv_lock, flags);
+	if (twice) {
+		violation("receive buffer %p posted twice", r);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+struct srpt_os_recv *fake_recv_take(struct srpt_os_device *dev, struct srpt_os_channel *ch)
+{
+	struct srpt_os_recv *r = NULL;
+	unsigned long flags;
+
+	spin_lock_irqsave(&fake_recv_lock, flags);
+	if (ch || dev->srq) {
+		r = list_first_entry_or_null(ch ? &ch->rq : &dev->srq_posted,
+					     struct srpt_os_recv, post_node);
+		if (r)
+			list_del_init(&r->post_node);
+	}
+	spin_unlock_irqrestore(&fake_recv_lock, flags);
+	return r;
+}
+
+unsigned int fake_recv_posted(struct srpt_os_device *dev, struct srpt_os_channel *ch)
+{
+	struct srpt_os_recv *r;
+	unsigned long flags;
+	unsigned int n = 0;
+
+	spin_lock_irqsave(&fake_recv_lock, flags);
+	if (ch || dev->srq)
+		list_for_each_entry(r, ch ? &ch->rq : &dev->srq_posted, post_node)
+			n++;
+	spin_unlock_irqrestore(&fake_recv_lock, flags);
+	return n;
 }
 
 int srpt_os_srq_create(struct srpt_os_device *dev, u32 size)
 {
-	UNREACHED();
-	return -EOPNOTSUPP;
+	dev->srq_create_calls++;
+	if (dev->srq) {
+		violation("srq_create while an SRQ exists");
+		return -EEXIST;
+	}
+	if (dev->srq_create_err)
+		return dev->srq_create_err;
+	INIT_LIST_HEAD(&dev->srq_posted);
+	dev->srq_size = size;
+	dev->srq = true;
+	return 0;
 }
 
+/* ib_destroy_srq() discards what is posted, without completions. */
 void srpt_os_srq_destroy(struct srpt_os_device *dev)
 {
-	UNREACHED();
+	struct srpt_os_recv *r, *tmp;
+	unsigned long flags;
+
+	dev->srq_destroy_calls++;
+	if (!dev->srq) {
+		violation("srq_destroy without an SRQ");
+		return;
+	}
+	if (dev->srq_qps)
+		violation("srq_destroy with %u queue pairs attached", dev->srq_qps);
+	spin_lock_irqsave(&fake_recv_lock, flags);
+	list_for_each_entry_safe(r, tmp, &dev->srq_posted, post_node)
+		list_del_init(&r->post_node);
+	spin_unlock_irqrestore(&fake_recv_lock, flags);
+	dev->srq = false;
 }
 
-struct srpt_os_cmd *srpt_os_cmd_alloc(struct srpt_os_channel *ch,
-				      struct srpt_cmd *core, u32 rsp_size,
-				      void **rsp_buf)
+/* ---- Commands ---- */
+
+struct srpt_os_cmd *srpt_os_cmd_alloc(struct srpt_os_channel *ch, struct srpt_cmd *core,
+				      u32 rsp_size, void **rsp_buf)
 {
-	UNREACHED();
-	return NULL;
+	struct srpt_os_cmd *cmd;
+	unsigned long flags;
+
+	if (rsp_size > FAKE_RSP_MAX)
+		violation("response buffer of %u bytes", rsp_size);
+	cmd = kzalloc(sizeof(*cmd), GFP_KERNEL);
+	if (!cmd)
+		return NULL;
+	cmd->rsp_buf = kmalloc(rsp_size, GFP_KERNEL);
+	if (!cmd->rsp_buf) {
+		kfree(cmd);
+		return NULL;
+	}
+	cmd->ch = ch;
+	cmd->core = core;
+	cmd->rsp_size = rsp_size;
+	spin_lock_irqsave(&ch->lock, flags);
+	list_add_tail(&cmd->node, &ch->cmds);
+	ch->cmds_allocated++;
+	spin_unlock_irqrestore(&ch->lock, flags);
+	atomic_inc(&fake_cmds_live);
+	*rsp_buf = cmd->rsp_buf;
+	return cmd;
 }
 
 void srpt_os_cmd_free(struct srpt_os_cmd *cmd)
 {
-	UNREACHED();
+	struct srpt_os_channel *ch;
+	unsigned long flags;
+
+	if (!cmd)
+		return;
+	ch = cmd->ch;
+	if (ch->freed || ch->gone)
+		violation("cmd_free after the channel was freed");
+	spin_lock_irqsave(&ch->lock, flags);
+	list_del(&cmd->node);
+	ch->cmds_allocated--;
+	if (ch->last_cmd == cmd)
+		ch->last_cmd = NULL;
+	if (ch->sent_cmd == cmd)
+		ch->sent_cmd = NULL;
+	spin_unlock_irqrestore(&ch->lock, flags);
+	kfree(cmd->rsp_buf);
+	kfree(cmd);
+	atomic_dec(&fake_cmds_live);
 }
 
 int srpt_os_cmd_init(struct srpt_os_cmd *cmd, const struct srpt_cmd_info *info)
 {
-	UNREACHED();
-	return -EOPNOTSUPP;
+	if (!cmd_record(cmd, FAKE_CMD_INIT))
+		return -EINVAL;
+	cmd->info = *info;
+	return cmd->ch->cmd_init_err;
 }
 
 void srpt_os_cmd_map_imm(struct srpt_os_cmd *cmd, void *data, u32 len)
 {
-	UNREACHED();
+	if (!cmd_record(cmd, FAKE_CMD_MAP_IMM))
+		return;
+	cmd->imm_data = data;
+	cmd->imm_len = len;
 }
 
-int srpt_os_cmd_rdma_prepare(struct srpt_os_cmd *cmd, u32 count,
-			     enum srpt_data_dir dir)
+int srpt_os_cmd_rdma_prepare(struct srpt_os_cmd *cmd, u32 count, enum srpt_data_dir dir)
 {
-	UNREACHED();
-	return -EOPNOTSUPP;
+	if (!cmd_record(cmd, FAKE_CMD_RDMA_PREPARE))
+		return -EINVAL;
+	if (cmd->rdma_prepared)
+		violation("rdma_prepare twice without release_data");
+	cmd->rdma_prepared = true;
+	cmd->rdma_dir = dir;
+	cmd->rdma_count = count;
+	cmd->rdma_added = 0;
+	return 0;
 }
 
 int srpt_os_cmd_rdma_add(struct srpt_os_cmd *cmd, u64 va, u32 rkey, u32 len)
 {
-	UNREACHED();
-	return -EOPNOTSUPP;
+	if (!cmd_record(cmd, FAKE_CMD_RDMA_ADD))
+		return -EINVAL;
+	if (cmd->rdma_added >= cmd->rdma_count) {
+		violation("rdma_add beyond the %u prepared buffers", cmd->rdma_count);
+		return -EINVAL;
+	}
+	if (cmd->rdma_added < FAKE_MAX_RDMA)
+		cmd->rdma[cmd->rdma_added] = (struct fake_rdma_buf){ va, rkey, len };
+	cmd->rdma_added++;
+	return cmd->ch->rdma_add_wrs ? cmd->ch->rdma_add_wrs : 1;
 }
 
 void srpt_os_cmd_release_data(struct srpt_os_cmd *cmd)
 {
-	UNREACHED();
+	if (!cmd_record(cmd, FAKE_CMD_RELEASE_DATA))
+		return;
+	/* Idempotent. */
+	cmd->rdma_prepared = false;
+	cmd->rdma_count = 0;
+	cmd->rdma_added = 0;
+	cmd->imm_data = NULL;
+	cmd->imm_len = 0;
 }
 
 void srpt_os_cmd_submit(struct srpt_os_cmd *cmd, const u8 *cdb)
 {
-	UNREACHED();
+	if (!cmd_record(cmd, FAKE_CMD_SUBMIT))
+		return;
+	if (!cmd->calls[FAKE_CMD_INIT])
+		violation("submit without init");
+	memcpy(cmd->cdb, cdb, sizeof(cmd->cdb));
+	if (cmd->ch->on_submit)
+		cmd->ch->on_submit(cmd);
 }
 
 void srpt_os_cmd_abort(struct srpt_os_cmd *cmd)
 {
-	UNREACHED();
+	cmd_record(cmd, FAKE_CMD_ABORT);
 }
 
 int srpt_os_cmd_submit_tmr(struct srpt_os_cmd *cmd, u64 lun, enum srpt_tmf fn,
 			   u64 task_tag, u64 tag)
 {
-	UNREACHED();
-	return -EOPNOTSUPP;
+	if (!cmd_record(cmd, FAKE_CMD_SUBMIT_TMR))
+		return -EINVAL;
+	cmd->tmr_lun = lun;
+	cmd->tmr_fn = fn;
+	cmd->tmr_task_tag = task_tag;
+	cmd->tmr_tag = tag;
+	return cmd->ch->submit_tmr_err;
 }
 
 void srpt_os_cmd_execute(struct srpt_os_cmd *cmd)
 {
-	UNREACHED();
+	cmd_record(cmd, FAKE_CMD_EXECUTE);
 }
 
 int srpt_os_cmd_post_rdma_read(struct srpt_os_cmd *cmd)
 {
-	UNREACHED();
-	return -EOPNOTSUPP;
+	if (!cmd_record(cmd, FAKE_CMD_POST_RDMA_READ))
+		return -EINVAL;
+	if (!cmd->rdma_added || cmd->rdma_dir != SRPT_DATA_OUT)
+		violation("RDMA READ without write data buffers");
+	if (cmd->ch->post_rdma_read_err)
+		return cmd->ch->post_rdma_read_err;
+	return sq_push(cmd->ch, FAKE_WR_RDMA_READ, cmd);
 }
 
 int srpt_os_cmd_post_response(struct srpt_os_cmd *cmd, u32 len, int with_data)
 {
-	UNREACHED();
-	return -EOPNOTSUPP;
+	struct srpt_os_channel *ch = cmd->ch;
+	unsigned long flags;
+
+	if (!cmd_record(cmd, FAKE_CMD_POST_RESPONSE))
+		return -EINVAL;
+	if (len > cmd->rsp_size || len > sizeof(ch->sent)) {
+		violation("a %u-byte response in a %u-byte buffer", len, cmd->rsp_size);
+		return -EINVAL;
+	}
+	if (with_data && (!cmd->rdma_added || cmd->rdma_dir != SRPT_DATA_IN))
+		violation("RDMA WRITE without read data buffers");
+	spin_lock_irqsave(&ch->lock, flags);
+	memcpy(ch->sent, cmd->rsp_buf, len);
+	ch->sent_len = len;
+	ch->sent_with_data = with_data;
+	ch->sent_cmd = cmd;
+	spin_unlock_irqrestore(&ch->lock, flags);
+	if (ch->post_response_err)
+		return ch->post_response_err;
+	return sq_push(ch, FAKE_WR_SEND, cmd);
 }
 
 void srpt_os_cmd_put(struct srpt_os_cmd *cmd)
 {
-	UNREACHED();
+	cmd_record(cmd, FAKE_CMD_PUT);
 }
 
 void srpt_os_cmd_done(struct srpt_os_cmd *cmd)
 {
-	UNREACHED();
+	cmd_record(cmd, FAKE_CMD_DONE);
 }

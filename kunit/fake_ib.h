@@ -4,11 +4,12 @@
  * srpt_os_port_query() from configurable attributes, fail on request and
  * record every call the core makes, so the suites can check the calls
  * and the state they leave behind. The data path callouts are in
- * fake_datapath.c.
+ * fake_datapath.c (see fake_datapath.h).
  */
 #ifndef SRPT_KUNIT_FAKE_IB_H
 #define SRPT_KUNIT_FAKE_IB_H
 
+#include <linux/list.h>
 #include <linux/types.h>
 
 #include <srpt/abi.h>
@@ -38,6 +39,16 @@ struct srpt_os_device {
 	bool events;			/* between start and stop */
 	bool ib_cm_listening;
 	u64 ib_cm_service_id;		/* while listening */
+
+	/* The shared receive queue (fake_datapath.c). */
+	int srq_create_err;
+	unsigned int srq_create_calls;
+	unsigned int srq_destroy_calls;
+	unsigned int srq_posts;
+	bool srq;			/* between create and destroy */
+	u32 srq_size;
+	unsigned int srq_qps;		/* channel QPs attached to it */
+	struct list_head srq_posted;	/* buffers posted on it, oldest first */
 };
 
 /* An InfiniBand port, ACTIVE, with the GID @prefix:@guid. */

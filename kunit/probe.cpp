@@ -7,12 +7,18 @@
 #include <ktl/errno.h>
 #include <ktl/new.h>
 #include <ktl/refptr.h>
+#include <srpt/channel.h>
 #include <srpt/handles.h>
+#include <srpt/ioctx.h>
+#include <srpt/live.h>
 #include <srpt/port.h>
 #include <srpt/target.h>
 
 #include "probe.h"
 
+using srpt::Channel;
+using srpt::ChState;
+using srpt::CmdState;
 using srpt::from_handle;
 using srpt::Port;
 using srpt::to_handle;
@@ -25,6 +31,29 @@ struct alignas(SRPT_PROBE_OVERALIGN) Overaligned {
 };
 static_assert(alignof(Overaligned) > __STDCPP_DEFAULT_NEW_ALIGNMENT__,
 	      "must take the aligned operator new");
+
+static_assert(SRPT_PROBE_CH_CONNECTING == static_cast<int>(ChState::kConnecting) &&
+	      SRPT_PROBE_CH_LIVE == static_cast<int>(ChState::kLive) &&
+	      SRPT_PROBE_CH_DISCONNECTING == static_cast<int>(ChState::kDisconnecting) &&
+	      SRPT_PROBE_CH_DRAINING == static_cast<int>(ChState::kDraining) &&
+	      SRPT_PROBE_CH_DISCONNECTED == static_cast<int>(ChState::kDisconnected));
+static_assert(SRPT_PROBE_CMD_NEW == static_cast<int>(CmdState::kNew) &&
+	      SRPT_PROBE_CMD_NEED_DATA == static_cast<int>(CmdState::kNeedData) &&
+	      SRPT_PROBE_CMD_DATA_IN == static_cast<int>(CmdState::kDataIn) &&
+	      SRPT_PROBE_CMD_RSP_SENT == static_cast<int>(CmdState::kCmdRspSent) &&
+	      SRPT_PROBE_CMD_MGMT == static_cast<int>(CmdState::kMgmt) &&
+	      SRPT_PROBE_CMD_MGMT_RSP_SENT == static_cast<int>(CmdState::kMgmtRspSent) &&
+	      SRPT_PROBE_CMD_DONE == static_cast<int>(CmdState::kDone));
+
+static_assert(SRPT_PROBE_LIVE_DEVICES == static_cast<int>(srpt::Live::kDevice) &&
+	      SRPT_PROBE_LIVE_PORTS == static_cast<int>(srpt::Live::kPort) &&
+	      SRPT_PROBE_LIVE_TPORTS == static_cast<int>(srpt::Live::kTPort) &&
+	      SRPT_PROBE_LIVE_TPGS == static_cast<int>(srpt::Live::kTpg) &&
+	      SRPT_PROBE_LIVE_NEXUSES == static_cast<int>(srpt::Live::kNexus) &&
+	      SRPT_PROBE_LIVE_CHANNELS == static_cast<int>(srpt::Live::kChannel) &&
+	      SRPT_PROBE_LIVE_CMDS == static_cast<int>(srpt::Live::kCmd) &&
+	      SRPT_PROBE_LIVE_RECVS == static_cast<int>(srpt::Live::kRecv) &&
+	      SRPT_PROBE_LIVE_KINDS == static_cast<int>(srpt::Live::kCount));
 
 constinit int g_counted_freed = 0;
 
@@ -120,4 +149,49 @@ extern "C" int srpt_probe_refptr_trace(struct srpt_probe_refptr_trace *t)
 	}
 	t->freed_at_end = g_counted_freed;
 	return 0;
+}
+
+extern "C" int srpt_probe_live(enum srpt_probe_live kind)
+{
+	if (kind < 0 || kind >= SRPT_PROBE_LIVE_KINDS)
+		return -1;
+	return srpt::live_count(static_cast<srpt::Live>(kind));
+}
+
+extern "C" int srpt_probe_live_channels(void)
+{
+	return Channel::live_count_for_test();
+}
+
+extern "C" int srpt_probe_channel_state(struct srpt_channel *ch)
+{
+	return static_cast<int>(from_handle<Channel>(ch)->state());
+}
+
+extern "C" void srpt_probe_channel_credits(struct srpt_channel *ch,
+					   struct srpt_probe_credits *out)
+{
+	const srpt::Credits &c = from_handle<Channel>(ch)->credits();
+
+	out->req_lim = c.req_lim();
+	out->owed = c.owed();
+	out->sq_slots = c.sq_slots();
+}
+
+extern "C" void srpt_probe_channel_get(struct srpt_channel *ch)
+{
+	from_handle<Channel>(ch)->add_ref();
+}
+
+extern "C" void srpt_probe_channel_put(struct srpt_channel *ch)
+{
+	Channel *c = from_handle<Channel>(ch);
+
+	if (c->release())
+		delete c;
+}
+
+extern "C" srpt_u32 srpt_probe_port_channels(struct srpt_port *port)
+{
+	return from_handle<Port>(port)->channel_count();
 }
