@@ -35,23 +35,6 @@ constexpr AttribSpec kSpecs[SRPT_ATTRIB_COUNT] = {
 static_assert(SRPT_ATTRIB_MAX_RDMA_SIZE == 0 && SRPT_ATTRIB_MAX_RSP_SIZE == 1 &&
 	      SRPT_ATTRIB_SQ_SIZE == 2 && SRPT_ATTRIB_USE_SRQ == 3);
 
-/* Copies @s into @page; returns the length written. */
-srpt_ssize_t emit(char *page, srpt_size_t size, const char *s, srpt_size_t len)
-{
-	if (size == 0)
-		return 0;
-	if (len > size - 1)
-		len = size - 1;
-	__builtin_memcpy(page, s, len);
-	page[len] = '\0';
-	return static_cast<srpt_ssize_t>(len);
-}
-
-template <ktl::size_t N> srpt_ssize_t emit(char *page, srpt_size_t size, const ktl::StrBuf<N> &s)
-{
-	return emit(page, size, s.c_str(), s.size());
-}
-
 constinit ktl::Mutex g_rdma_cm_mutex;
 constinit u32 g_rdma_cm_port = 0; /* guarded by g_rdma_cm_mutex */
 
@@ -73,10 +56,10 @@ extern "C" srpt_ssize_t srpt_core_tpg_attrib_show(struct srpt_tpg *h, enum srpt_
 		return -ktl::kEINVAL;
 	const PortAttrib attrib = from_handle<Tpg>(h)->tport()->port()->attrib();
 	const AttribSpec &spec = kSpecs[a];
-	ktl::StrBuf<16> s;
+	ktl::TextBuf s(page, size);
 
 	s.dec(spec.field ? attrib.*spec.field : attrib.use_srq).put('\n');
-	return emit(page, size, s);
+	return static_cast<srpt_ssize_t>(s.size());
 }
 
 extern "C" srpt_ssize_t srpt_core_tpg_attrib_store(struct srpt_tpg *h, enum srpt_tpg_attrib a,
@@ -113,13 +96,13 @@ extern "C" srpt_ssize_t srpt_core_tpg_attrib_store(struct srpt_tpg *h, enum srpt
 
 extern "C" srpt_ssize_t srpt_core_rdma_cm_port_show(char *page, srpt_size_t size)
 {
-	ktl::StrBuf<16> s;
+	ktl::TextBuf s(page, size);
 	{
 		ktl::MutexGuard guard(g_rdma_cm_mutex);
 		s.dec(g_rdma_cm_port);
 	}
 	s.put('\n');
-	return emit(page, size, s);
+	return static_cast<srpt_ssize_t>(s.size());
 }
 
 extern "C" srpt_ssize_t srpt_core_rdma_cm_port_store(const char *page, srpt_size_t count)
@@ -152,8 +135,8 @@ extern "C" srpt_ssize_t srpt_core_rdma_cm_port_store(const char *page, srpt_size
 
 extern "C" srpt_ssize_t srpt_core_version_show(char *page, srpt_size_t size)
 {
-	ktl::StrBuf<64> s;
+	ktl::TextBuf s(page, size);
 
 	s.put(SRPT_VERSION).put('\n');
-	return emit(page, size, s);
+	return static_cast<srpt_ssize_t>(s.size());
 }

@@ -92,6 +92,7 @@ void Channel::reject(srp::RejectReason reason, const char *why)
 
 	srpt_os_log(SRPT_LOG_INFO, "%s port %u: rejected login of %s (initiator port id %s): %s\n",
 		    port_->dev_name(), port_->num(), name(), i_port_name_.c_str(), why);
+	port_->count_reject(reason);
 	srpt_os_cm_reject(os_, rej, len);
 }
 
@@ -105,6 +106,8 @@ static int reject_login(Port *port, srpt_os_channel *os, const srpt_login_info &
 	srpt_os_log(SRPT_LOG_INFO | SRPT_LOG_RATELIMITED, "%s port %u: rejected login of %s: %s\n",
 		    port ? port->dev_name() : "?", port ? port->num() : 0,
 		    info.peer ? info.peer : "?", why);
+	if (port)
+		port->count_reject(reason);
 	srpt_os_cm_reject(os, rej, len);
 	return err;
 }
@@ -215,6 +218,8 @@ int Channel::login(Device *dev, u32 port_num, srpt_os_channel *os, const srpt_lo
 		ch->reject(RejectReason::kInsufficientResources, "sending the login response failed");
 		ch->close();
 	} else {
+		ch->logged_in_ = true;
+		port->count_login();
 		srpt_os_log(SRPT_LOG_INFO, "%s port %u: %s logged in to %s (%u credits%s)\n",
 			    port->dev_name(), port->num(), ch->name(), ch->tpg_->tport()->name(),
 			    ch->rq_size_, ch->imm_data_offset_ ? ", immediate data" : "");
@@ -338,8 +343,10 @@ int Channel::open_session_locked()
 	};
 	auto open = [&](Tpg *tpg, const char *initiator) {
 		ret = srpt_os_channel_open_session(os_, tpg->os(), initiator);
-		if (ret == 0)
+		if (ret == 0) {
 			tpg_ = tpg;
+			acl_name_.put(initiator);
+		}
 		return ret == 0;
 	};
 	if (try_tport(SRPT_PORT_ID_GUID, [&](Tpg *tpg) { return open(tpg, name()); }))

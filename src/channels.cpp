@@ -113,6 +113,8 @@ void Port::remove_channel(Channel *ch)
 	nexus->channels.erase(ch);
 	ch->nexus_ = nullptr;
 	channels_--;
+	/* Under the mutex: a reader sums the totals and the listed channels. */
+	fold_channel(*ch);
 	if (nexus->channels.empty()) {
 		nexuses_.erase(nexus);
 		delete nexus;

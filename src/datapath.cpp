@@ -92,6 +92,7 @@ bool Channel::handle_iu(RecvCtx *r)
 	default:
 		srpt_os_log(SRPT_LOG_ERR | SRPT_LOG_RATELIMITED, "%s: ignoring IU with opcode %#x\n",
 			    name(), opcode);
+		stats_.add(Stat::kErrUnknownIu);
 		break;
 	}
 	/* Not c->imm_recv: LIO may have released c, and reposted r, already. */
@@ -171,11 +172,14 @@ bool Channel::handle_cmd(RecvCtx *r, Cmd *c)
 	const char *why = nullptr;
 	int ret = parse_srp_cmd(ktl::Bytes(r->iu, r->byte_len), imm_data_offset_, &sc, &why);
 
+	c->start_ns = srpt_os_now_ns();
 	c->tag = sc.tag;
 	c->sol_not = sc.sol_not;
+	stats_.add(Stat::kCommands);
 	if (ret) {
 		srpt_os_log(SRPT_LOG_ERR | SRPT_LOG_RATELIMITED, "%s: command %#llx: %s\n", name(),
 			    c->tag, why);
+		stats_.add(Stat::kErrMalformed);
 		c->respond_local_status(kStatusCheckCondition, kSenseInvalidFieldInIu,
 					sizeof(kSenseInvalidFieldInIu));
 		return false;
@@ -183,6 +187,12 @@ bool Channel::handle_cmd(RecvCtx *r, Cmd *c)
 	c->dir = sc.data.dir;
 	c->data_kind = sc.data.kind;
 	c->data_len = sc.data.data_len;
+	if (c->dir == SRPT_DATA_IN)
+		stats_.add(Stat::kReads);
+	else if (c->dir == SRPT_DATA_OUT)
+		stats_.add(Stat::kWrites);
+	if (c->data_kind == DataKind::kImmediate)
+		stats_.add(Stat::kImmediateWrites);
 
 	ret = map_data(c, r, sc.data);
 	if (ret) {
@@ -192,11 +202,14 @@ bool Channel::handle_cmd(RecvCtx *r, Cmd *c)
 		c->imm_recv = nullptr;
 		srpt_os_cmd_release_data(c->os);
 		c->n_rdma = 0;
-		if (ret == -ktl::kENOMEM)
+		if (ret == -ktl::kENOMEM) {
+			stats_.add(Stat::kErrNoMemory);
 			c->respond_local_status(kStatusBusy, nullptr, 0);
-		else
+		} else {
+			stats_.add(Stat::kErrMalformed);
 			c->respond_local_status(kStatusCheckCondition, kSenseInvalidFieldInIu,
 						sizeof(kSenseInvalidFieldInIu));
+		}
 		return false;
 	}
 
@@ -210,6 +223,7 @@ bool Channel::handle_cmd(RecvCtx *r, Cmd *c)
 	if (ret) {
 		/* The session is stopping: nobody is waiting for an answer. */
 		srpt_os_log(SRPT_LOG_DEBUG, "%s: dropping command %#llx (%d)\n", name(), c->tag, ret);
+		stats_.add(Stat::kDropped);
 		c->imm_recv = nullptr;
 		srpt_os_cmd_release_data(c->os);
 		credits_.owe_one();
@@ -228,6 +242,7 @@ bool Channel::handle_cmd(RecvCtx *r, Cmd *c)
 int Cmd::write_pending()
 {
 	if (data_kind == DataKind::kImmediate || n_rdma == 0) {
+		ch_->stats().add(Stat::kBytesWritten, data_len);
 		set_state(CmdState::kDataIn);
 		srpt_os_cmd_execute(os);
 		return 0;
@@ -259,9 +274,11 @@ void Cmd::rdma_read_done(bool ok)
 		return;
 	}
 	if (ok) {
+		ch_->stats().add(Stat::kBytesWritten, data_len);
 		srpt_os_cmd_execute(os);
 		return;
 	}
+	ch_->stats().add(Stat::kErrRdmaRead);
 	if (ch_->state() <= ChState::kLive)
 		srpt_os_log(SRPT_LOG_ERR | SRPT_LOG_RATELIMITED,
 			    "%s: command %#llx: RDMA READ failed\n", ch_->name(), tag);
@@ -288,6 +305,7 @@ template <typename Build> void Cmd::respond(u32 extra_wrs, bool with_data, Build
 		srpt_os_log(SRPT_LOG_ERR | SRPT_LOG_RATELIMITED,
 			    "%s: command %#llx: send queue full, response dropped\n", ch_->name(), tag);
 		credits.owe_one();
+		ch_->stats().add(Stat::kErrSend);
 		fail_response();
 		return;
 	}
@@ -301,6 +319,7 @@ template <typename Build> void Cmd::respond(u32 extra_wrs, bool with_data, Build
 		sq_held = 0;
 		credits.sq_release(need);
 		credits.response_failed(delta);
+		ch_->stats().add(Stat::kErrSend);
 		if (ch_->state() <= ChState::kLive)
 			srpt_os_log(SRPT_LOG_ERR | SRPT_LOG_RATELIMITED,
 				    "%s: command %#llx: sending the response failed (%d)\n",
@@ -320,6 +339,8 @@ void Cmd::queue_response(const srpt_cmd_status &st, bool with_data)
 		return;
 	}
 	with_data = with_data && dir == SRPT_DATA_IN && n_rdma;
+	if (with_data)
+		ch_->stats().add(Stat::kBytesRead, data_len);
 	respond(with_data ? n_rdma : 0, with_data, [&](u32 delta) {
 		RspHeader h;
 
@@ -393,9 +414,13 @@ void Cmd::send_done(bool ok)
 
 	ch->credits().sq_release(sq_held);
 	sq_held = 0;
-	if (!ok && ch->state() <= ChState::kLive)
+	if (!ok && ch->state() <= ChState::kLive) {
 		srpt_os_log(SRPT_LOG_ERR | SRPT_LOG_RATELIMITED,
 			    "%s: command %#llx: sending the response failed\n", ch->name(), tag);
+		ch->stats().add(Stat::kErrSend);
+	}
+	if (start_ns)
+		ch->stats().latency(srpt_os_now_ns() - start_ns);
 	if (prev != CmdState::kCmdRspSent && prev != CmdState::kMgmtRspSent)
 		srpt_os_log(SRPT_LOG_ERR, "%s: command %#llx: send completion in state %s\n",
 			    ch->name(), tag, cmd_state_name(prev));
@@ -410,6 +435,7 @@ void Cmd::send_done(bool ok)
 void Cmd::aborted()
 {
 	ch_->credits().owe_one();
+	ch_->stats().add(Stat::kAbortedTasks);
 }
 
 /* srpt_release_cmd */

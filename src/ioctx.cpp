@@ -58,16 +58,21 @@ void Cmd::reset()
 	n_rdma = 0;
 	sq_held = 0;
 	local = false;
+	start_ns = 0;
 	KTL_WARN_ON(imm_recv);
 }
 
 Cmd *Channel::get_cmd()
 {
-	ktl::SpinGuard g(free_lock_);
-	Cmd *c = free_cmds_.pop_front();
-
-	if (c)
+	Cmd *c;
+	{
+		ktl::SpinGuard g(free_lock_);
+		c = free_cmds_.pop_front();
+	}
+	if (c) {
 		c->reset();
+		in_flight_.fetch_add(1, ktl::MemoryOrder::relaxed);
+	}
 	return c;
 }
 
@@ -77,6 +82,7 @@ void Channel::put_cmd(Cmd *c)
 		ktl::SpinGuard g(free_lock_);
 		free_cmds_.push_front(c);
 	}
+	in_flight_.fetch_sub(1, ktl::MemoryOrder::relaxed);
 	/*
 	 * IUs waiting for a context are handled in completion context only:
 	 * if some wait, have a zero-length write complete there.

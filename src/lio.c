@@ -127,6 +127,38 @@ static struct configfs_attribute *srpt_wwn_attrs[] = {
 	NULL,
 };
 
+/* .../$port/tpgt_1/statistics: the RDMA port's, whichever name form. */
+static ssize_t srpt_tpg_statistics_show(struct config_item *item, char *page)
+{
+	struct se_portal_group *se_tpg = to_tpg(item);
+
+	return srpt_core_tport_stats_show(srpt_tport(se_tpg->se_tpg_wwn)->core,
+					  page, PAGE_SIZE);
+}
+
+CONFIGFS_ATTR_RO(srpt_tpg_, statistics);
+
+static struct configfs_attribute *srpt_tpg_attrs[] = {
+	&srpt_tpg_attr_statistics,
+	NULL,
+};
+
+/* .../acls/$initiator/statistics: the sessions of that node ACL. */
+static ssize_t srpt_nacl_statistics_show(struct config_item *item, char *page)
+{
+	struct se_node_acl *nacl = acl_to_nacl(item);
+
+	return srpt_core_nacl_stats_show(srpt_tpg(nacl->se_tpg)->core,
+					 nacl->initiatorname, page, PAGE_SIZE);
+}
+
+CONFIGFS_ATTR_RO(srpt_nacl_, statistics);
+
+static struct configfs_attribute *srpt_nacl_attrs[] = {
+	&srpt_nacl_attr_statistics,
+	NULL,
+};
+
 static int srpt_enable_tpg(struct se_portal_group *se_tpg, bool enable)
 {
 	return srpt_core_tpg_enable(srpt_tpg(se_tpg)->core, enable);
@@ -224,7 +256,9 @@ static const struct target_core_fabric_ops srpt_template = {
 	.fabric_init_nodeacl		= srpt_init_nodeacl,
 	.tfc_discovery_attrs		= srpt_da_attrs,
 	.tfc_wwn_attrs			= srpt_wwn_attrs,
+	.tfc_tpg_base_attrs		= srpt_tpg_attrs,
 	.tfc_tpg_attrib_attrs		= srpt_tpg_attrib_attrs,
+	.tfc_tpg_nacl_base_attrs	= srpt_nacl_attrs,
 	SRPT_FABRIC_SUBMIT_OPS
 };
 

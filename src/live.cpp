@@ -36,7 +36,7 @@ int live_count(Live k)
 
 extern "C" srpt_ssize_t srpt_core_objects_show(char *buf, srpt_size_t size)
 {
-	ktl::StrBuf<256> s;
+	ktl::TextBuf s(buf, size);
 
 	for (int i = 0; i < srpt::kKinds; i++) {
 		const int n = srpt::live_count(static_cast<srpt::Live>(i));
@@ -46,10 +46,5 @@ extern "C" srpt_ssize_t srpt_core_objects_show(char *buf, srpt_size_t size)
 			s.put('-');
 		s.dec(static_cast<ktl::u64>(n < 0 ? -n : n)).put('\n');
 	}
-	if (size == 0)
-		return 0;
-	const srpt_size_t n = s.size() < size - 1 ? s.size() : size - 1;
-	__builtin_memcpy(buf, s.c_str(), n);
-	buf[n] = '\0';
-	return static_cast<srpt_ssize_t>(n);
+	return static_cast<srpt_ssize_t>(s.size());
 }

@@ -96,7 +96,7 @@ extern "C" int srpt_core_param_set(enum srpt_param p, const char *val)
 
 extern "C" int srpt_core_param_get(enum srpt_param p, char *buf, srpt_size_t size)
 {
-	ktl::StrBuf<32> s;
+	ktl::TextBuf s(buf, size);
 
 	switch (p) {
 	case SRPT_PARAM_MAX_REQ_SIZE:
@@ -112,10 +112,5 @@ extern "C" int srpt_core_param_get(enum srpt_param p, char *buf, srpt_size_t siz
 		return -ktl::kEINVAL;
 	}
 	s.put('\n');
-	if (size == 0)
-		return 0;
-	const srpt_size_t n = s.size() < size - 1 ? s.size() : size - 1;
-	__builtin_memcpy(buf, s.c_str(), n);
-	buf[n] = '\0';
-	return static_cast<int>(n);
+	return static_cast<int>(s.size());
 }

@@ -10,7 +10,9 @@ void Channel::handle_tsk_mgmt(RecvCtx *r, Cmd *c)
 {
 	SrpTskMgmt t;
 
+	stats_.add(Stat::kTaskManagement);
 	if (parse_srp_tsk_mgmt(ktl::Bytes(r->iu, r->byte_len), &t)) {
+		stats_.add(Stat::kErrMalformed);
 		/* Too short to carry a tag: there is nobody to answer. */
 		srpt_os_log(SRPT_LOG_ERR | SRPT_LOG_RATELIMITED,
 			    "%s: ignoring a %u-byte SRP_TSK_MGMT\n", name(), r->byte_len);

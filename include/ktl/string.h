@@ -26,61 +26,106 @@ char to_lower(char c);
 [[nodiscard]] int parse_u64(Span<const char> text, unsigned int base, u64 max, u64 *out);
 [[nodiscard]] int parse_u64(const char *s, unsigned int base, u64 max, u64 *out);
 
-/* A NUL-terminated string built in place; truncates, never overflows. */
-template <size_t N> class StrBuf {
+/*
+ * Appending text that truncates and never overflows, shared by StrBuf
+ * (its own array) and TextBuf (a caller's buffer). Derived provides
+ * buf() and cap() and the len_/truncated_ members.
+ */
+template <typename Derived> class TextOps {
 public:
-	static_assert(N > 0);
-	constexpr StrBuf() : len_(0), buf_{} {}
-
-	const char *c_str() const { return buf_; }
-	size_t size() const { return len_; }
-	bool truncated() const { return truncated_; }
+	const char *c_str() const { return self().buf(); }
+	size_t size() const { return self().len_; }
+	bool truncated() const { return self().truncated_; }
 	void clear()
 	{
-		len_ = 0;
-		buf_[0] = '\0';
-		truncated_ = false;
+		self().len_ = 0;
+		self().buf()[0] = '\0';
+		self().truncated_ = false;
 	}
 
-	StrBuf &put(char c)
+	Derived &put(char c)
 	{
-		if (len_ + 1 < N) {
-			buf_[len_++] = c;
-			buf_[len_] = '\0';
+		Derived &d = self();
+
+		if (d.len_ + 1 < d.cap()) {
+			d.buf()[d.len_++] = c;
+			d.buf()[d.len_] = '\0';
 		} else {
-			truncated_ = true;
+			d.truncated_ = true;
 		}
-		return *this;
+		return d;
 	}
-	StrBuf &put(const char *s)
+	Derived &put(const char *s)
 	{
 		while (*s)
 			put(*s++);
-		return *this;
+		return self();
 	}
 	/* @digits lower-case hex digits of @v, most significant first. */
-	StrBuf &hex(u64 v, unsigned int digits)
+	Derived &hex(u64 v, unsigned int digits)
 	{
 		for (unsigned int i = digits; i-- > 0;)
 			put("0123456789abcdef"[(v >> (4 * i)) & 0xf]);
-		return *this;
+		return self();
 	}
-	StrBuf &dec(u64 v)
+	Derived &dec(u64 v)
 	{
 		char tmp[20];
 		unsigned int n = 0;
+
 		do {
 			tmp[n++] = static_cast<char>('0' + v % 10);
 			v /= 10;
 		} while (v);
 		while (n)
 			put(tmp[--n]);
-		return *this;
+		return self();
 	}
+	/* "name value\n": one line of a configfs or debugfs listing. */
+	Derived &line(const char *name, u64 v) { return put(name).put(' ').dec(v).put('\n'); }
 
 private:
-	size_t len_;
+	Derived &self() { return static_cast<Derived &>(*this); }
+	const Derived &self() const { return static_cast<const Derived &>(*this); }
+};
+
+/* A NUL-terminated string built in place. */
+template <size_t N> class StrBuf : public TextOps<StrBuf<N>> {
+public:
+	static_assert(N > 0);
+	constexpr StrBuf() : buf_{}, len_(0) {}
+
+private:
+	friend class TextOps<StrBuf<N>>;
+	char *buf() { return buf_; }
+	const char *buf() const { return buf_; }
+	static constexpr size_t cap() { return N; }
+
 	char buf_[N];
+	size_t len_;
+	bool truncated_ = false;
+};
+
+/* Text built into a caller's buffer of @cap bytes (a configfs page). */
+class TextBuf : public TextOps<TextBuf> {
+public:
+	TextBuf(char *buf, size_t cap) : buf_(buf), cap_(cap), len_(0)
+	{
+		if (cap_)
+			buf_[0] = '\0';
+	}
+	TextBuf(const TextBuf &) = delete;
+	TextBuf &operator=(const TextBuf &) = delete;
+
+private:
+	friend class TextOps<TextBuf>;
+	char *buf() { return buf_; }
+	const char *buf() const { return buf_; }
+	size_t cap() const { return cap_; }
+
+	char *buf_;
+	size_t cap_;
+	size_t len_;
 	bool truncated_ = false;
 };
 

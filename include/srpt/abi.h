@@ -334,6 +334,15 @@ srpt_ssize_t srpt_core_rdma_cm_port_show(char *page, srpt_size_t size);
 srpt_ssize_t srpt_core_rdma_cm_port_store(const char *page, srpt_size_t count);
 srpt_ssize_t srpt_core_version_show(char *page, srpt_size_t size);
 
+/*
+ * configfs statistics: "name value" lines for the RDMA port of @tport
+ * (logins, rejects by reason, commands, bytes, errors, latency), and for
+ * the live sessions of @tpg whose node ACL is @initiator.
+ */
+srpt_ssize_t srpt_core_tport_stats_show(struct srpt_tport *tport, char *page, srpt_size_t size);
+srpt_ssize_t srpt_core_nacl_stats_show(struct srpt_tpg *tpg, const char *initiator, char *page,
+				       srpt_size_t size);
+
 /* "<kind> <count>" lines of the core's live objects, for debugfs. */
 srpt_ssize_t srpt_core_objects_show(char *buf, srpt_size_t size);
 

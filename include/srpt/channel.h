@@ -25,6 +25,7 @@
 #include <srpt/ioctx.h>
 #include <srpt/live.h>
 #include <srpt/login.h>
+#include <srpt/stats.h>
 
 namespace srpt {
 
@@ -73,6 +74,12 @@ public:
 	Nexus *nexus() const { return nexus_; }
 	srpt_os_channel *os() const { return os_; }
 	const Credits &credits() const { return credits_; }
+	Counters &stats() { return stats_; }
+	const Counters &stats() const { return stats_; }
+	/* The name its session was opened with: its node ACL's name. */
+	const char *acl_name() const { return acl_name_.c_str(); }
+	/* Commands received and not yet released. */
+	u32 in_flight() const { return in_flight_.load(ktl::MemoryOrder::relaxed); }
 
 	/* The data path (datapath.cpp, tmf.cpp). */
 	Cmd *get_cmd();
@@ -117,6 +124,7 @@ private:
 	LoginRequest req_;
 	ktl::StrBuf<64> name_;		/* the initiator, as the transport names it */
 	ktl::StrBuf<40> i_port_name_;	/* "0x" + 32 hex digits of the initiator port id */
+	ktl::StrBuf<64> acl_name_;
 	srpt_cm_kind cm_;
 	bool use_srq_ = false;
 	u32 rq_size_ = 0;
@@ -126,7 +134,10 @@ private:
 	u32 max_rsp_size_ = 0;
 
 	ktl::Atomic<ktl::u8> state_{static_cast<ktl::u8>(ChState::kConnecting)};
+	bool logged_in_ = false;		/* the login response went out */
 	Credits credits_;
+	Counters stats_;
+	ktl::Atomic<u32> in_flight_{0};
 
 	RecvCtx *recv_ring_ = nullptr;	/* rq_size_ entries unless use_srq_ */
 	Cmd **cmds_ = nullptr;		/* rq_size_ send contexts */

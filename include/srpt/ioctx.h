@@ -92,6 +92,7 @@ public:
 	ktl::u32 sq_held = 0;		/* slots reserved until the next completion */
 	RecvCtx *imm_recv = nullptr;	/* holds the receive buffer (immediate data) */
 	bool local = false;		/* answered by the core, never given to LIO */
+	ktl::u64 start_ns = 0;		/* receipt, for the latency histogram; 0: none */
 
 	ktl::ListNode free_node;	/* on the channel's free list */
 

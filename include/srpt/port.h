@@ -17,6 +17,8 @@
 #include <srpt/abi.h>
 #include <srpt/channel.h>
 #include <srpt/port_name.h>
+#include <srpt/srp.h>
+#include <srpt/stats.h>
 
 namespace srpt {
 
@@ -128,6 +130,16 @@ public:
 	u32 channel_count() const;
 	bool enabled() const;
 
+	/* Statistics (stats.cpp). */
+	void count_login() { logins_.fetch_add(1, ktl::MemoryOrder::relaxed); }
+	void count_reject(srp::RejectReason reason);
+	/* A channel goes: its counts join the port's totals. */
+	void fold_channel(const Channel &ch);
+	/* The port's statistics, for the target port's configfs file. */
+	void format_stats(ktl::TextBuf &out);
+	/* The statistics of the sessions of @tpg opened as @initiator (a node ACL). */
+	void format_session_stats(const Tpg *tpg, const char *initiator, ktl::TextBuf &out);
+
 	static int live_count_for_test();
 
 private:
@@ -158,6 +170,12 @@ private:
 	u32 enabled_tpgs_ = 0;			/* guarded by ch_mutex_ */
 	u32 channels_ = 0;			/* guarded by ch_mutex_ */
 	u32 login_blockers_ = 0;		/* guarded by ch_mutex_ */
+
+	ktl::Atomic<u64> logins_{0};
+	ktl::Atomic<u64> logouts_{0};
+	static constexpr int kRejectReasons = 7;
+	ktl::Atomic<u64> rejects_[kRejectReasons];
+	Counters closed_;			/* of the channels that went */
 };
 
 } // namespace srpt
