@@ -6,6 +6,7 @@
 #   make check           run every test tier (host, KUnit, VM); see README.md
 #   make demo            boot a VM, serve a LUN over soft-RoCE, run fio
 #   make install         install into /lib/modules/<kver>/updates and depmod
+#   make dkms            register with DKMS: rebuilt for every kernel
 
 KVER ?= $(shell uname -r)
 KDIR ?= /lib/modules/$(KVER)/build
@@ -19,29 +20,35 @@ ifeq ($(wildcard $(KDIR)/Makefile),)
   endif
 endif
 
-PWD := $(CURDIR)
+# The module is built out of tree, in build/<kernel release>: the sources
+# stay clean and several kernels can be built side by side.
+# UTS_RELEASE: Debian's headers report another release to "make kernelrelease".
+KRELEASE = $(shell sed -n 's/^\#define UTS_RELEASE "\(.*\)"/\1/p' $(KDIR)/include/generated/utsrelease.h)
+BUILD = $(CURDIR)/build/$(KRELEASE)
 
 .PHONY: all modules clean install uninstall check demo bench host-test fuzz kunit \
-	vm-test build-all checkpatch sparse deps
+	vm-test build-all checkpatch deps dkms
 
 all: modules
 
 modules:
-	$(MAKE) -C $(KDIR) M=$(PWD) modules
+	scripts/build-module --kdir $(KDIR)
 
 clean:
-	$(MAKE) -C $(KDIR) M=$(PWD) clean
 	rm -rf build
 
+# updates/ takes precedence over the in-tree module for modprobe.
 install: modules
-	$(MAKE) -C $(KDIR) M=$(PWD) INSTALL_MOD_DIR=updates modules_install
-	depmod -a $(if $(INSTALL_MOD_PATH),-b $(INSTALL_MOD_PATH)) \
-		$(shell $(MAKE) -s -C $(KDIR) kernelrelease 2>/dev/null)
+	$(MAKE) -C $(KDIR) M=$(BUILD) INSTALL_MOD_DIR=updates CONFIG_MODULE_SIG_ALL= modules_install
+	depmod -a $(if $(INSTALL_MOD_PATH),-b $(INSTALL_MOD_PATH)) $(KRELEASE)
 
 uninstall:
-	rm -f $(INSTALL_MOD_PATH)/lib/modules/$(shell $(MAKE) -s -C $(KDIR) kernelrelease 2>/dev/null)/updates/ib_srpt.ko*
-	depmod -a $(if $(INSTALL_MOD_PATH),-b $(INSTALL_MOD_PATH)) \
-		$(shell $(MAKE) -s -C $(KDIR) kernelrelease 2>/dev/null)
+	rm -f $(INSTALL_MOD_PATH)/lib/modules/$(KRELEASE)/updates/ib_srpt.ko*
+	depmod -a $(if $(INSTALL_MOD_PATH),-b $(INSTALL_MOD_PATH)) $(KRELEASE)
+
+# DKMS: rebuild for every installed kernel (see dkms.conf).
+dkms:
+	scripts/dkms-install
 
 # Every test tier; prints "N passed, N failed" last.
 check:
@@ -73,7 +80,4 @@ build-all:
 	scripts/build-all
 
 checkpatch:
-	scripts/checkpatch
-
-sparse:
-	$(MAKE) -C $(KDIR) M=$(PWD) C=2 modules
+	SRPT_TIERS=build scripts/check

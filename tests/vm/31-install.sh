@@ -1,0 +1,41 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+# Install like a driver: `make install` (31-install.host, run before the
+# boot) put ib_srpt.ko into /lib/modules/<release>/updates and ran depmod,
+# so plain `modprobe ib_srpt` (what targetcli runs) loads ours, and modinfo
+# describes it and every parameter. Without the install, modprobe finds
+# the in-tree module again.
+# vm-timeout: 300
+# shellcheck source-path=SCRIPTDIR source=lib.sh
+. "$SRPT_ROOT/tests/vm/lib.sh"
+
+kver=$(uname -r)
+stage=$SRPT_ROOT/build/install-vm/$kver/lib/modules/$kver
+expect_ok test -e "$stage/modules.dep"
+expect_ok mount --bind "$stage" "/lib/modules/$kver"
+expect_ok sh -c "ls /lib/modules/$kver/updates/ib_srpt.ko*"
+expect_ok modinfo ib_srpt
+expect_output "^filename: +/lib/modules/$kver/updates/ib_srpt\\.ko"
+expect_output '^version: +[0-9]+\.[0-9]+\.[0-9]+'
+expect_output '^description: +SCSI RDMA Protocol target'
+expect_output '^license: +GPL'
+for p in srp_max_req_size srpt_srq_size srpt_service_guid; do
+	expect_output "^parm: +$p:[A-Z]"
+done
+
+setup_rxe rxe0 10.200.0.1/24
+# Plain modprobe, as targetcli would do it: no block on the in-tree name.
+allow_intree_srpt
+mkdir -p /etc/target
+expect_ok modprobe ib_srpt
+taint=$(</sys/module/ib_srpt/taint)
+[ "$taint" = OE ] || fail "modprobe loaded a module with taint '$taint', not ours (OE)"
+pass "modprobe ib_srpt loaded ours (taint $taint)"
+expect_dmesg 'ib_srpt: SRP target [0-9.]+ loaded'
+expect_ok tcli 'ls /srpt'
+unload_all
+
+expect_ok umount "/lib/modules/$kver"
+expect_ok modprobe -n -v ib_srpt
+expect_output "kernel/drivers/infiniband/ulp/srpt/ib_srpt\\.ko"
+check_dmesg
