@@ -106,6 +106,7 @@ extern "C" int srpt_os_channel_create_qp(struct srpt_os_channel *os, struct srpt
 	if (!check_channel_locked(os, "srpt_os_channel_create_qp"))
 		return -EINVAL;
 	trace_locked("channel_create_qp");
+	os->qp_attempts.push_back(*p);
 	if (const int err = count_call_locked("srpt_os_channel_create_qp"))
 		return err;
 	if (os->qp_created && !os->qp_destroyed)
@@ -123,16 +124,26 @@ extern "C" int srpt_os_channel_open_session(struct srpt_os_channel *os, struct s
 					    const char *initiator)
 {
 	might_sleep("srpt_os_channel_open_session");
+	std::function<int(srpt_os_tpg *, const std::string &)> acl;
+	{
+		std::lock_guard<std::mutex> g(g_mu);
+		if (!check_channel_locked(os, "srpt_os_channel_open_session"))
+			return -EINVAL;
+		trace_locked(strf("channel_open_session %s", initiator ? initiator : "(null)"));
+		os->session_tries.push_back(initiator ? initiator : "(null)");
+		if (const int err = count_call_locked("srpt_os_channel_open_session"))
+			return err;
+		if (os->session_open)
+			violation_locked("srpt_os_channel_open_session twice");
+		if (!tpg || !initiator)
+			violation_locked("srpt_os_channel_open_session without a TPG or initiator");
+		acl = os->acl;
+	}
+	if (acl && initiator) {
+		if (const int err = acl(tpg, initiator))
+			return err;
+	}
 	std::lock_guard<std::mutex> g(g_mu);
-	if (!check_channel_locked(os, "srpt_os_channel_open_session"))
-		return -EINVAL;
-	trace_locked(strf("channel_open_session %s", initiator ? initiator : "(null)"));
-	if (const int err = count_call_locked("srpt_os_channel_open_session"))
-		return err;
-	if (os->session_open)
-		violation_locked("srpt_os_channel_open_session twice");
-	if (!tpg || !initiator)
-		violation_locked("srpt_os_channel_open_session without a TPG or initiator");
 	os->session_open = true;
 	os->session_tpg = tpg;
 	os->session_initiator = initiator ? initiator : "";
@@ -149,10 +160,15 @@ extern "C" int srpt_os_channel_accept(struct srpt_os_channel *os, const void *rs
 	os->accept_calls++;
 	if (const int err = count_call_locked("srpt_os_channel_accept"))
 		return err;
-	if (!os->qp_created)
+	if (!os->qp_created || os->qp_destroyed)
 		violation_locked("srpt_os_channel_accept without a QP");
+	if (!os->session_open)
+		violation_locked("srpt_os_channel_accept without a LIO session");
+	if (os->accepted)
+		violation_locked("srpt_os_channel_accept twice");
 	const auto *b = static_cast<const srpt_u8 *>(rsp);
 	os->accept_rsp.assign(b, b + len);
+	os->accepted = true;
 	return 0;
 }
 
@@ -164,6 +180,10 @@ extern "C" void srpt_os_cm_reject(struct srpt_os_channel *os, const void *rej, s
 		return;
 	trace_locked(strf("cm_reject %zu", len));
 	count_call_locked("srpt_os_cm_reject");
+	if (os->cm_destroyed)
+		violation_locked("srpt_os_cm_reject after srpt_os_channel_destroy_cm");
+	if (os->reject_calls)
+		violation_locked("srpt_os_cm_reject twice");
 	os->reject_calls++;
 	const auto *b = static_cast<const srpt_u8 *>(rej);
 	os->reject.assign(b, b + len);
@@ -206,7 +226,12 @@ extern "C" int srpt_os_channel_qp_error(struct srpt_os_channel *os)
 		return -EINVAL;
 	trace_locked("channel_qp_error");
 	os->qp_error_calls++;
-	return count_call_locked("srpt_os_channel_qp_error");
+	if (const int err = count_call_locked("srpt_os_channel_qp_error"))
+		return err;
+	if (!os->qp_created || os->qp_destroyed)
+		violation_locked("srpt_os_channel_qp_error without a QP");
+	os->qp_in_error = true;
+	return 0;
 }
 
 extern "C" int srpt_os_channel_post_zero_write(struct srpt_os_channel *os)
@@ -216,7 +241,14 @@ extern "C" int srpt_os_channel_post_zero_write(struct srpt_os_channel *os)
 		return -EINVAL;
 	trace_locked("channel_post_zero_write");
 	os->zero_write_calls++;
-	return count_call_locked("srpt_os_channel_post_zero_write");
+	if (const int err = count_call_locked("srpt_os_channel_post_zero_write"))
+		return err;
+	if (!os->qp_created || os->qp_destroyed) {
+		violation_locked("srpt_os_channel_post_zero_write without a QP");
+		return -EINVAL;
+	}
+	os->zero_writes_pending++;
+	return 0;
 }
 
 extern "C" void srpt_os_channel_close_session(struct srpt_os_channel *os)
@@ -236,11 +268,16 @@ extern "C" void srpt_os_channel_close_session(struct srpt_os_channel *os)
 extern "C" void srpt_os_channel_destroy_cm(struct srpt_os_channel *os)
 {
 	might_sleep("srpt_os_channel_destroy_cm");
-	std::lock_guard<std::mutex> g(g_mu);
+	std::unique_lock<std::mutex> g(g_mu);
 	if (!check_channel_locked(os, "srpt_os_channel_destroy_cm"))
 		return;
 	trace_locked("channel_destroy_cm");
 	count_call_locked("srpt_os_channel_destroy_cm");
+	/* ib_destroy_cm_id()/rdma_destroy_id() wait for a running handler. */
+	if (os->in_cm_handler && os->cm_handler_thread == std::this_thread::get_id())
+		violation_locked("srpt_os_channel_destroy_cm from its own CM handler: deadlock");
+	else
+		g_cv.wait(g, [os] { return !os->in_cm_handler; });
 	if (os->session_open)
 		violation_locked("srpt_os_channel_destroy_cm while the LIO session is open");
 	if (os->cm_destroyed)
@@ -253,16 +290,23 @@ extern "C" void srpt_os_channel_destroy_cm(struct srpt_os_channel *os)
 extern "C" void srpt_os_channel_destroy_qp(struct srpt_os_channel *os)
 {
 	might_sleep("srpt_os_channel_destroy_qp");
+	{
+		std::lock_guard<std::mutex> g(g_mu);
+		if (!check_channel_locked(os, "srpt_os_channel_destroy_qp"))
+			return;
+	}
+	/* ib_drain_qp(): everything still outstanding completes, flushed. */
+	fake::detail::flush_qp(*os, true);
 	std::lock_guard<std::mutex> g(g_mu);
-	if (!check_channel_locked(os, "srpt_os_channel_destroy_qp"))
-		return;
 	trace_locked("channel_destroy_qp");
 	count_call_locked("srpt_os_channel_destroy_qp");
-	if (!os->qp_created || os->qp_destroyed)
-		violation_locked("srpt_os_channel_destroy_qp without a QP");
+	if (os->qp_destroyed)
+		violation_locked("srpt_os_channel_destroy_qp twice");
 	if (os->session_open)
 		violation_locked("srpt_os_channel_destroy_qp while the LIO session is open");
-	os->qp_destroyed = true;
+	if (os->qp_created)
+		os->qp_destroyed = true;
+	os->zero_writes_pending = 0;
 	unpost_locked(os, nullptr);
 }
 
@@ -345,6 +389,8 @@ extern "C" int srpt_os_recv_post(struct srpt_os_device *dev, struct srpt_os_chan
 	}
 	if (r->dev != dev)
 		violation_locked("srpt_os_recv_post on another device than the buffer's");
+	r->received_on = nullptr;
+	r->post_count++;
 	if (ch) {
 		if (!ch->qp_created || ch->qp_destroyed) {
 			violation_locked("srpt_os_recv_post on a channel without a QP");
@@ -404,7 +450,9 @@ extern "C" struct srpt_os_cmd *srpt_os_cmd_alloc(struct srpt_os_channel *ch, str
 		return nullptr;
 	if (count_call_locked("srpt_os_cmd_alloc"))
 		return nullptr;
+	static long seq;
 	auto *c = new srpt_os_cmd;
+	c->seq = ++seq;
 	c->ch = ch;
 	c->core = core;
 	c->rsp_size = rsp_size;
@@ -434,6 +482,9 @@ extern "C" int srpt_os_cmd_init(struct srpt_os_cmd *c, const struct srpt_cmd_inf
 	if (!check_cmd_locked(c, "srpt_os_cmd_init"))
 		return -EINVAL;
 	trace_locked(strf("cmd_init tag %#llx", static_cast<unsigned long long>(info->tag)));
+	c->init_calls++;
+	if (c->sends_pending || c->reads_pending)
+		violation_locked("srpt_os_cmd_init of a send context with work requests outstanding");
 	if (const int err = count_call_locked("srpt_os_cmd_init"))
 		return err;
 	c->inited = true;
@@ -494,15 +545,22 @@ extern "C" void srpt_os_cmd_release_data(struct srpt_os_cmd *c)
 
 extern "C" void srpt_os_cmd_submit(struct srpt_os_cmd *c, const srpt_u8 *cdb)
 {
-	std::lock_guard<std::mutex> g(g_mu);
-	if (!check_cmd_locked(c, "srpt_os_cmd_submit"))
-		return;
-	trace_locked(strf("cmd_submit tag %#llx", static_cast<unsigned long long>(c->info.tag)));
-	count_call_locked("srpt_os_cmd_submit");
-	if (!c->inited)
-		violation_locked("srpt_os_cmd_submit before srpt_os_cmd_init");
-	c->submitted = true;
-	c->cdb.assign(cdb, cdb + 16);
+	std::function<void(srpt_os_cmd *)> hook;
+	{
+		std::lock_guard<std::mutex> g(g_mu);
+		if (!check_cmd_locked(c, "srpt_os_cmd_submit"))
+			return;
+		trace_locked(strf("cmd_submit tag %#llx", static_cast<unsigned long long>(c->info.tag)));
+		count_call_locked("srpt_os_cmd_submit");
+		c->submit_calls++;
+		if (!c->inited)
+			violation_locked("srpt_os_cmd_submit before srpt_os_cmd_init");
+		c->submitted = true;
+		c->cdb.assign(cdb, cdb + 16);
+		hook = S().config.on_submit;
+	}
+	if (hook)
+		hook(c);
 }
 
 extern "C" void srpt_os_cmd_abort(struct srpt_os_cmd *c)
@@ -518,28 +576,47 @@ extern "C" void srpt_os_cmd_abort(struct srpt_os_cmd *c)
 extern "C" int srpt_os_cmd_submit_tmr(struct srpt_os_cmd *c, srpt_u64 lun, enum srpt_tmf fn,
 				      srpt_u64 task_tag, srpt_u64 tag)
 {
-	std::lock_guard<std::mutex> g(g_mu);
-	if (!check_cmd_locked(c, "srpt_os_cmd_submit_tmr"))
-		return -EINVAL;
-	trace_locked(strf("cmd_submit_tmr fn %d", fn));
-	if (const int err = count_call_locked("srpt_os_cmd_submit_tmr"))
-		return err;
-	c->tmr = true;
-	c->tmr_lun = lun;
-	c->tmr_fn = fn;
-	c->tmr_task_tag = task_tag;
-	c->tmr_tag = tag;
+	std::function<void(srpt_os_cmd *)> hook;
+	{
+		std::lock_guard<std::mutex> g(g_mu);
+		if (!check_cmd_locked(c, "srpt_os_cmd_submit_tmr"))
+			return -EINVAL;
+		trace_locked(strf("cmd_submit_tmr fn %d", fn));
+		c->submit_tmr_calls++;
+		if (c->sends_pending || c->reads_pending)
+			violation_locked("srpt_os_cmd_submit_tmr on a send context with work requests outstanding");
+		if (const int err = count_call_locked("srpt_os_cmd_submit_tmr"))
+			return err;
+		c->tmr = true;
+		c->inited = false;
+		c->submitted = false;
+		c->tmr_lun = lun;
+		c->tmr_fn = fn;
+		c->tmr_task_tag = task_tag;
+		c->tmr_tag = tag;
+		hook = S().config.on_submit_tmr;
+	}
+	if (hook)
+		hook(c);
 	return 0;
 }
 
 extern "C" void srpt_os_cmd_execute(struct srpt_os_cmd *c)
 {
-	std::lock_guard<std::mutex> g(g_mu);
-	if (!check_cmd_locked(c, "srpt_os_cmd_execute"))
-		return;
-	trace_locked("cmd_execute");
-	count_call_locked("srpt_os_cmd_execute");
-	c->execute_calls++;
+	std::function<void(srpt_os_cmd *)> hook;
+	{
+		std::lock_guard<std::mutex> g(g_mu);
+		if (!check_cmd_locked(c, "srpt_os_cmd_execute"))
+			return;
+		trace_locked("cmd_execute");
+		count_call_locked("srpt_os_cmd_execute");
+		c->execute_calls++;
+		if (c->reads_pending)
+			violation_locked("srpt_os_cmd_execute with the RDMA READ still outstanding");
+		hook = S().config.on_execute;
+	}
+	if (hook)
+		hook(c);
 }
 
 extern "C" int srpt_os_cmd_post_rdma_read(struct srpt_os_cmd *c)
@@ -549,7 +626,14 @@ extern "C" int srpt_os_cmd_post_rdma_read(struct srpt_os_cmd *c)
 		return -EINVAL;
 	trace_locked("cmd_post_rdma_read");
 	c->rdma_read_calls++;
-	return count_call_locked("srpt_os_cmd_post_rdma_read");
+	if (const int err = count_call_locked("srpt_os_cmd_post_rdma_read"))
+		return err;
+	if (c->reads_pending)
+		violation_locked("srpt_os_cmd_post_rdma_read while an RDMA READ is outstanding");
+	if (c->rdma.empty())
+		violation_locked("srpt_os_cmd_post_rdma_read without remote buffers");
+	c->reads_pending++;
+	return 0;
 }
 
 extern "C" int srpt_os_cmd_post_response(struct srpt_os_cmd *c, srpt_u32 len, int with_data)
@@ -563,8 +647,13 @@ extern "C" int srpt_os_cmd_post_response(struct srpt_os_cmd *c, srpt_u32 len, in
 	if (len > c->rsp_size)
 		violation_locked(strf("srpt_os_cmd_post_response of %u bytes from a %u-byte buffer",
 				      len, c->rsp_size));
+	if (c->sends_pending)
+		violation_locked("srpt_os_cmd_post_response while the previous response is outstanding");
+	if (with_data && (c->rdma.empty() || c->rdma_dir != SRPT_DATA_IN))
+		violation_locked("srpt_os_cmd_post_response with data but no data-in buffers");
 	c->responses.emplace_back(c->rsp_buf, c->rsp_buf + std::min(len, c->rsp_size));
 	c->responses_with_data.push_back(with_data);
+	c->sends_pending++;
 	return 0;
 }
 
@@ -604,7 +693,215 @@ srpt_os_channel::~srpt_os_channel()
 	S().channels.erase(this);
 }
 
+namespace fake::detail {
+
+std::size_t flush_qp(srpt_os_channel &ch, bool everything)
+{
+	std::size_t n = 0;
+	srpt_channel *core;
+	{
+		std::lock_guard<std::mutex> g(g_mu);
+		if (!ch.core || !ch.qp_created || ch.qp_destroyed || ch.freed)
+			return 0;
+		core = ch.core;
+	}
+	/* The receive queue: every posted buffer completes with a flush error. */
+	for (;;) {
+		srpt_os_recv *r;
+		{
+			std::lock_guard<std::mutex> g(g_mu);
+			if (ch.posted.empty())
+				break;
+			r = ch.posted.front();
+			ch.posted.erase(ch.posted.begin());
+			r->posted_on = nullptr;
+			r->received_on = &ch;
+		}
+		srpt_core_recv_done(core, r->core, 0, 0);
+		n++;
+	}
+	/* The send queue: zero-length writes, then (when destroying) the rest. */
+	for (;;) {
+		{
+			std::lock_guard<std::mutex> g(g_mu);
+			if (ch.zero_writes_pending <= 0)
+				break;
+		}
+		fake::complete_zero_write(ch, false);
+		n++;
+	}
+	if (!everything)
+		return n;
+	for (srpt_os_cmd *c : fake::cmds_of(ch)) {
+		while (c->reads_pending && fake::complete_read(c, false))
+			n++;
+		while (c->sends_pending && fake::complete_send(c, false))
+			n++;
+	}
+	return n;
+}
+
+} // namespace fake::detail
+
 namespace fake {
+
+int login(Device &d, unsigned port, srpt_os_channel &ch, const srpt_login_info &info)
+{
+	{
+		std::lock_guard<std::mutex> g(g_mu);
+		ch.in_cm_handler = true;
+		ch.cm_handler_thread = std::this_thread::get_id();
+	}
+	srpt_channel *out = nullptr;
+	const int ret = srpt_core_login(d.core, port, &ch, &info, &out);
+	{
+		std::lock_guard<std::mutex> g(g_mu);
+		ch.in_cm_handler = false;
+		if (ret == 0 && out != ch.core)
+			violation_locked("srpt_core_login returned another channel than it gave the QP");
+		if (ret == 0 && !ch.reject_calls && !ch.accepted)
+			violation_locked("srpt_core_login took the channel without accepting or rejecting the login");
+		if (ret != 0 && !ch.reject_calls)
+			violation_locked("srpt_core_login failed without rejecting the login");
+		if (ret != 0 && (ch.accepted || ch.session_open))
+			violation_locked("srpt_core_login failed but left the login accepted or its session open");
+		if (ret != 0 && ch.qp_created && !ch.qp_destroyed)
+			violation_locked("srpt_core_login failed but left the QP");
+		/* A rejected channel is the shim's, which frees it. */
+		if (ret != 0)
+			ch.core = nullptr;
+	}
+	g_cv.notify_all();
+	return ret;
+}
+
+srpt_os_recv *receive(srpt_os_channel &ch, const void *iu, std::size_t len, bool ok, Device *srq)
+{
+	srpt_os_recv *r = nullptr;
+	srpt_channel *core;
+	{
+		std::lock_guard<std::mutex> g(g_mu);
+		if (!check_channel_locked(&ch, "fake::receive") || !ch.core)
+			return nullptr;
+		if (srq) {
+			for (const srpt_os_recv *cr : S().recvs)
+				if (cr->posted_on_srq && cr->dev == srq &&
+				    (!r || cr->post_count < r->post_count))
+					r = const_cast<srpt_os_recv *>(cr);
+		} else if (!ch.posted.empty()) {
+			r = ch.posted.front();
+		}
+		if (!r)
+			return nullptr;
+		if (ok && len > r->size) {
+			violation_locked(strf("fake::receive: a %zu-byte IU for a %u-byte buffer (test bug)",
+					      len, r->size));
+			return nullptr;
+		}
+		if (srq) {
+			r->posted_on_srq = false;
+		} else {
+			ch.posted.erase(ch.posted.begin());
+			r->posted_on = nullptr;
+		}
+		r->received_on = &ch;
+		for (const srpt_os_cmd *c : S().cmds) {
+			const auto *d = static_cast<const srpt_u8 *>(c->imm_data);
+			if (d && d >= r->buf && d < r->iu + r->size)
+				violation_locked("an IU overwrote immediate data a command still holds");
+		}
+		if (ok && len)
+			std::memcpy(r->iu, iu, len);
+		core = ch.core;
+	}
+	srpt_core_recv_done(core, r->core, ok, ok ? static_cast<srpt_u32>(len) : 0);
+	return r;
+}
+
+std::size_t srq_posted(const Device &d)
+{
+	std::lock_guard<std::mutex> g(g_mu);
+	std::size_t n = 0;
+	for (const srpt_os_recv *r : S().recvs)
+		if (r->posted_on_srq && r->dev == &d)
+			n++;
+	return n;
+}
+
+bool complete_zero_write(srpt_os_channel &ch, bool ok)
+{
+	srpt_channel *core;
+	{
+		std::lock_guard<std::mutex> g(g_mu);
+		if (!check_channel_locked(&ch, "fake::complete_zero_write"))
+			return false;
+		if (ch.zero_writes_pending <= 0 || !ch.core) {
+			violation_locked("a zero-length write completes that was never posted (test bug)");
+			return false;
+		}
+		ch.zero_writes_pending--;
+		core = ch.core;
+	}
+	srpt_core_zero_write_done(core, ok);
+	return true;
+}
+
+bool complete_send(srpt_os_cmd *cmd, bool ok)
+{
+	srpt_cmd *core;
+	{
+		std::lock_guard<std::mutex> g(g_mu);
+		if (!check_cmd_locked(cmd, "fake::complete_send"))
+			return false;
+		if (cmd->sends_pending <= 0) {
+			violation_locked("a send completes that was never posted (test bug)");
+			return false;
+		}
+		cmd->sends_pending--;
+		core = cmd->core;
+	}
+	srpt_core_send_done(core, ok);
+	return true;
+}
+
+bool complete_read(srpt_os_cmd *cmd, bool ok)
+{
+	srpt_cmd *core;
+	{
+		std::lock_guard<std::mutex> g(g_mu);
+		if (!check_cmd_locked(cmd, "fake::complete_read"))
+			return false;
+		if (cmd->reads_pending <= 0) {
+			violation_locked("an RDMA READ completes that was never posted (test bug)");
+			return false;
+		}
+		cmd->reads_pending--;
+		core = cmd->core;
+	}
+	srpt_core_rdma_read_done(core, ok);
+	return true;
+}
+
+std::vector<srpt_os_cmd *> cmds_of(const srpt_os_channel &ch)
+{
+	std::lock_guard<std::mutex> g(g_mu);
+	std::vector<srpt_os_cmd *> v;
+	for (const srpt_os_cmd *c : S().cmds)
+		if (c->ch == &ch)
+			v.push_back(const_cast<srpt_os_cmd *>(c));
+	std::sort(v.begin(), v.end(), [](auto *a, auto *b) { return a->seq < b->seq; });
+	return v;
+}
+
+srpt_os_recv *recv_holding(const void *p)
+{
+	std::lock_guard<std::mutex> g(g_mu);
+	const auto *b = static_cast<const srpt_u8 *>(p);
+	for (const srpt_os_recv *r : S().recvs)
+		if (b >= r->buf && b < r->iu + r->size)
+			return const_cast<srpt_os_recv *>(r);
+	return nullptr;
+}
 
 std::size_t live_channels()
 {

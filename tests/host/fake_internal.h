@@ -38,6 +38,7 @@ struct SyncObj {
 struct CallStat {
 	long calls = 0;
 	long fail_at = 0;	/* the call number to fail; 0: none */
+	long fail_times = 0;	/* ... and how many calls from there */
 	int error = 0;
 };
 
@@ -94,5 +95,13 @@ void might_sleep(const char *fn);
 int count_call_locked(const char *fn);
 
 srpt_os_device *check_device_locked(srpt_os_device *os, const char *fn);
+
+/*
+ * Completes, as flushed, the receives posted on @ch and its zero-length
+ * writes; with @everything also its commands' sends and RDMA READs (as
+ * ib_drain_qp() does). Calls into the core; g_mu not held. Returns the
+ * number of completions delivered.
+ */
+std::size_t flush_qp(srpt_os_channel &ch, bool everything);
 
 } // namespace fake::detail

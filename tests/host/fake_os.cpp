@@ -157,8 +157,9 @@ int count_call_locked(const char *fn)
 {
 	CallStat &c = S().calls[fn];
 	c.calls++;
-	if (c.fail_at && c.calls == c.fail_at) {
-		c.fail_at = 0;
+	if (c.fail_at && c.calls >= c.fail_at && c.calls < c.fail_at + c.fail_times) {
+		if (c.calls == c.fail_at + c.fail_times - 1)
+			c.fail_at = 0;
 		return c.error;
 	}
 	return 0;
@@ -836,11 +837,12 @@ static std::string full_name(const std::string &fn)
 	return fn.rfind("srpt_os_", 0) == 0 ? fn : "srpt_os_" + fn;
 }
 
-void fail_call(const std::string &fn, long nth, int err)
+void fail_call(const std::string &fn, long nth, int err, long times)
 {
 	std::lock_guard<std::mutex> g(g_mu);
 	CallStat &c = S().calls[full_name(fn)];
-	c.fail_at = nth > 0 ? c.calls + nth : 0;
+	c.fail_at = nth > 0 && times > 0 ? c.calls + nth : 0;
+	c.fail_times = times;
 	c.error = err;
 }
 
@@ -962,11 +964,32 @@ std::size_t run_work()
 		srpt_work_fn fn;
 		void *arg;
 		srpt_os_work *w;
+		srpt_os_channel *flush = nullptr;
+		{
+			std::lock_guard<std::mutex> g(g_mu);
+			State &s = S();
+			if (s.work.empty() && s.config.flush_errored_qps) {
+				for (const srpt_os_channel *ch : s.channels)
+					if (ch->qp_in_error &&
+					    (ch->zero_writes_pending > 0 || !ch->posted.empty()) &&
+					    ch->core && !ch->freed && !ch->qp_destroyed) {
+						flush = const_cast<srpt_os_channel *>(ch);
+						break;
+					}
+			}
+			if (s.work.empty() && !flush)
+				break;
+		}
+		if (flush) {
+			/* The CQ's work: what the QP in the error state flushed. */
+			n += flush_qp(*flush, false);
+			continue;
+		}
 		{
 			std::lock_guard<std::mutex> g(g_mu);
 			State &s = S();
 			if (s.work.empty())
-				break;
+				continue;
 			w = s.work.front();
 			s.work.pop_front();
 			SyncObj *o = find_obj_locked(w, Kind::kWork, "run_work");
@@ -1022,6 +1045,17 @@ AtomicScope::AtomicScope()
 AtomicScope::~AtomicScope()
 {
 	t_atomic_depth--;
+}
+
+int mutexes_held()
+{
+	std::lock_guard<std::mutex> g(g_mu);
+	int n = 0;
+	for (const auto &o : S().objs)
+		if (o.second.kind == Kind::kMutex && o.second.locked &&
+		    o.second.owner == std::this_thread::get_id())
+			n++;
+	return n;
 }
 
 void set_mutex_unlock_hook(std::function<bool()> hook)

@@ -34,6 +34,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 /*
@@ -110,6 +111,7 @@ struct srpt_os_channel {
 
 	srpt_channel *core = nullptr;		/* from srpt_os_channel_create_qp() */
 	srpt_qp_params qp{};
+	std::vector<srpt_qp_params> qp_attempts;	/* every create_qp call, failed ones too */
 	bool qp_created = false;
 	bool qp_destroyed = false;
 	bool session_open = false;
@@ -128,6 +130,27 @@ struct srpt_os_channel {
 	bool cm_destroyed = false;
 	bool freed = false;			/* srpt_os_channel_free(): the core let go */
 	std::vector<srpt_os_recv *> posted;	/* receive queue, oldest first */
+
+	/*
+	 * The LIO ACLs, as target_setup_session() sees them: the result of
+	 * srpt_os_channel_open_session() for @initiator on @tpg (0 opens the
+	 * session; LIO says -EACCES for a name without an ACL). Unset: every
+	 * name is admitted. Called without the fake's lock held.
+	 */
+	std::function<int(srpt_os_tpg *tpg, const std::string &initiator)> acl;
+	std::vector<std::string> session_tries;	/* every name tried, in order */
+	bool accepted = false;			/* srpt_os_channel_accept() succeeded */
+	bool qp_in_error = false;		/* srpt_os_channel_qp_error() succeeded */
+	/* Zero-length writes posted and not completed yet (see fake::complete_zero_write). */
+	int zero_writes_pending = 0;
+	/*
+	 * The CM's connection-request handler (srpt_core_login()) runs for
+	 * this channel: srpt_os_channel_destroy_cm() then waits for it to
+	 * return, as ib_destroy_cm_id() and rdma_destroy_id() do. Set by
+	 * fake::login().
+	 */
+	bool in_cm_handler = false;
+	std::thread::id cm_handler_thread;
 };
 
 /* A receive buffer, allocated by srpt_os_recv_alloc(). */
@@ -140,6 +163,9 @@ struct srpt_os_recv {
 	srpt_u8 *iu = nullptr;			/* buf + align_offset */
 	srpt_os_channel *posted_on = nullptr;	/* its receive queue, if posted there */
 	bool posted_on_srq = false;
+	/* Handed to the core by fake::receive() and not posted again since. */
+	srpt_os_channel *received_on = nullptr;
+	int post_count = 0;			/* successful srpt_os_recv_post() calls */
 };
 
 /* A send context, allocated by srpt_os_cmd_alloc(). */
@@ -151,6 +177,7 @@ struct srpt_os_cmd {
 	};
 	srpt_os_channel *ch = nullptr;
 	srpt_cmd *core = nullptr;
+	long seq = 0;				/* allocation order */
 	srpt_u32 rsp_size = 0;
 	srpt_u8 *rsp_buf = nullptr;
 	/* The current command, as LIO would see it. */
@@ -174,6 +201,12 @@ struct srpt_os_cmd {
 	int release_data_calls = 0;
 	int put_calls = 0;
 	int done_calls = 0;
+	int init_calls = 0;
+	int submit_calls = 0;
+	int submit_tmr_calls = 0;
+	/* Work requests posted and not completed (see fake::complete_send/read). */
+	int sends_pending = 0;
+	int reads_pending = 0;
 };
 
 namespace fake {
@@ -190,6 +223,23 @@ struct Config {
 	bool run_work_on_wait = true;
 	/* ... then waits for another thread at most this long before timing out. */
 	unsigned max_real_wait_ms = 0;
+	/*
+	 * The CQ is polled on a workqueue (IB_POLL_WORKQUEUE): run_work() also
+	 * completes, as flushed, the receives and zero-length writes posted on
+	 * a QP that is in the error state. Off: only fake::receive() and
+	 * fake::complete_zero_write() complete them. (srpt_os_channel_destroy_qp()
+	 * always flushes everything outstanding, as ib_drain_qp() does.)
+	 */
+	bool flush_errored_qps = true;
+	/*
+	 * LIO, called without the fake's lock at the end of
+	 * srpt_os_cmd_submit() / srpt_os_cmd_submit_tmr() (after a successful
+	 * one) / srpt_os_cmd_execute(): a test plays LIO answering
+	 * synchronously, as it does for a CDB it fails at once.
+	 */
+	std::function<void(srpt_os_cmd *)> on_submit;
+	std::function<void(srpt_os_cmd *)> on_submit_tmr;
+	std::function<void(srpt_os_cmd *)> on_execute;
 };
 Config &config();
 
@@ -241,10 +291,11 @@ std::vector<std::string> take_trace();
 /*
  * Generic failure injection for the shim functions that take no per-port
  * setting: the @nth call (1: the next) of @fn ("channel_accept" or
- * "srpt_os_channel_accept") returns @err (NULL for the allocating ones).
- * Counts are per function since reset().
+ * "srpt_os_channel_accept") returns @err (NULL for the allocating ones),
+ * and so do the @times - 1 calls after it. Counts are per function since
+ * reset().
  */
-void fail_call(const std::string &fn, long nth, int err);
+void fail_call(const std::string &fn, long nth, int err, long times = 1);
 long calls(const std::string &fn);
 
 /* ---- Deferred work ---- */
@@ -314,6 +365,39 @@ std::optional<std::size_t> deliver_mad(Device &d, unsigned port, const void *req
 				       std::size_t req_len, void *rsp, std::size_t rsp_len);
 
 /* ---- Channels, receive buffers, commands ---- */
+
+/*
+ * srpt_core_login() as the shim's CM handler calls it: marks @ch as in
+ * its CM handler meanwhile (see srpt_os_channel::in_cm_handler).
+ */
+int login(Device &d, unsigned port, srpt_os_channel &ch, const srpt_login_info &info);
+
+/*
+ * An IU arrives: the oldest receive buffer posted on @ch (or, with
+ * @srq, any one posted on @srq's SRQ) gets @len bytes of @iu and the
+ * core gets srpt_core_recv_done(@ch.core, ..., @ok, @len). Returns the
+ * buffer, or nullptr (and nothing delivered) when none is posted.
+ */
+srpt_os_recv *receive(srpt_os_channel &ch, const void *iu, std::size_t len, bool ok = true,
+		      Device *srq = nullptr);
+/* Receive buffers posted on @d's SRQ. */
+std::size_t srq_posted(const Device &d);
+
+/*
+ * Completions, delivered as the CQ would: each checks that such a work
+ * request is outstanding (a violation otherwise, and nothing delivered).
+ */
+bool complete_zero_write(srpt_os_channel &ch, bool ok);
+bool complete_send(srpt_os_cmd *cmd, bool ok);
+bool complete_read(srpt_os_cmd *cmd, bool ok);
+
+/* The send contexts the core allocated for @ch, in allocation order. */
+std::vector<srpt_os_cmd *> cmds_of(const srpt_os_channel &ch);
+/* The receive buffer whose memory holds @p, or nullptr. */
+srpt_os_recv *recv_holding(const void *p);
+
+/* Core mutexes the calling thread holds now. */
+int mutexes_held();
 
 std::size_t live_channels();	/* srpt_os_channel objects not yet freed by the core */
 std::size_t live_recvs();	/* receive buffers allocated and not freed */

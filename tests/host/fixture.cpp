@@ -135,10 +135,10 @@ void CoreTest::destroy_tport(srpt_tport *t)
 	srpt_core_tport_destroy(t);
 }
 
-srpt_tpg *CoreTest::create_tpg(srpt_tport *t, int *err)
+srpt_tpg *CoreTest::create_tpg(srpt_tport *t, int *err, srpt_os_tpg *os)
 {
 	srpt_tpg *tpg = nullptr;
-	const int ret = srpt_core_tpg_create(t, "tpg_1", &os_tpg_, &tpg);
+	const int ret = srpt_core_tpg_create(t, "tpg_1", os ? os : &os_tpg_, &tpg);
 
 	if (err)
 		*err = ret;

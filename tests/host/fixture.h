@@ -54,7 +54,8 @@ protected:
 	/* srpt_core_tport_create; the tport is tracked (nullptr on failure). */
 	srpt_tport *create_tport(const std::string &name, int *err = nullptr);
 	void destroy_tport(srpt_tport *t);
-	srpt_tpg *create_tpg(srpt_tport *t, int *err = nullptr);
+	/* @os: the shim's TPG object (a fixture-owned one by default). */
+	srpt_tpg *create_tpg(srpt_tport *t, int *err = nullptr, srpt_os_tpg *os = nullptr);
 	void destroy_tpg(srpt_tpg *tpg);
 
 private:

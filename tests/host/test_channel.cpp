@@ -1,0 +1,969 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Logins and channels through the C ABI and the fake: srpt_core_login()
+ * over RDMA/CM and IB/CM (the login response, QP parameters, receive
+ * buffers, LIO session names and log lines), every reject and every
+ * resource failure (nothing may be left behind), multichannel rules, the
+ * channel state machine and its teardown, and the CM/QP event handlers.
+ */
+#include "channel_fixture.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <thread>
+
+using iu::Bytes;
+using srpt::ChState;
+
+namespace {
+
+/* SRP_LOGIN_REJ as the fake captured it: reason and tag. */
+struct Rej {
+	std::uint32_t reason;
+	std::uint64_t tag;
+};
+
+Rej rej_of(const srpt_os_channel &ch)
+{
+	const Bytes &b = ch.reject;
+	EXPECT_EQ(32u, b.size()) << iu::hex(b);
+	if (b.size() != 32)
+		return {0, 0};
+	Bytes want(32, 0);
+	want[0] = 0xc2;
+	std::memcpy(want.data() + 4, b.data() + 4, 12);
+	want[25] = 0x06;
+	EXPECT_EQ(iu::hex(want), iu::hex(b)) << "fixed fields of SRP_LOGIN_REJ";
+	return {iu::get_be32(b, 4), iu::get_be64(b, 8)};
+}
+
+/* Nothing of a rejected login is left in the core or the fake. */
+void expect_nothing_left(const srpt_os_channel &ch, long allocs_before)
+{
+	EXPECT_EQ(0, srpt::Channel::live_count_for_test());
+	EXPECT_EQ(allocs_before, fake::live_allocs());
+	EXPECT_EQ(0u, fake::live_recvs());
+	EXPECT_EQ(0u, fake::live_cmds());
+	EXPECT_FALSE(ch.accepted);
+	EXPECT_FALSE(ch.session_open);
+	EXPECT_TRUE(!ch.qp_created || ch.qp_destroyed) << "the QP was left";
+	EXPECT_TRUE(ch.posted.empty());
+	EXPECT_FALSE(ch.cm_destroyed) << "the CM id is the shim's on a failed login";
+	EXPECT_FALSE(ch.freed) << "the shim frees a rejected channel";
+}
+
+} // namespace
+
+using Login = ChannelTest;
+
+TEST_F(Login, RdmaCmLoginResponseQpAndBuffers)
+{
+	setup_target();
+	iu::LoginReq req = login_req();
+	req.tag = 0x0102030405060708ull;
+	srpt_os_channel &ch = login_ok(req, SRPT_CM_RDMA);
+	ASSERT_TRUE(ch.core);
+
+	Bytes want(52, 0);
+	want[0] = 0xc0;
+	want[7] = 0x80;				/* 128 credits */
+	for (int i = 0; i < 8; i++)
+		want[8 + i] = static_cast<std::uint8_t>(i + 1);
+	want[18] = 0x20, want[19] = 0x54;	/* max_it_iu_len 8276 */
+	want[22] = 0x01;			/* max_ti_iu_len 256 */
+	want[25] = 0x06;
+	want[26] = 0x00;			/* no existing channels, no immediate data */
+	EXPECT_EQ(iu::hex(want), iu::hex(ch.accept_rsp));
+
+	EXPECT_EQ(128u, ch.qp.rq_size);
+	EXPECT_EQ(2048u, ch.qp.max_send_wr) << "half of srp_sq_size 4096";
+	EXPECT_EQ(128u + 4096u, ch.qp.cq_size);
+	EXPECT_EQ(0, ch.qp.use_srq);
+	ASSERT_EQ(128u, ch.posted.size());
+	for (const srpt_os_recv *r : ch.posted) {
+		EXPECT_EQ(8276u, r->size);
+		EXPECT_EQ(0u, r->align_offset);
+	}
+	EXPECT_EQ(128u, fake::cmds_of(ch).size());
+	for (const srpt_os_cmd *c : fake::cmds_of(ch))
+		EXPECT_EQ(256u, c->rsp_size);
+
+	EXPECT_TRUE(ch.session_open);
+	EXPECT_EQ(&os_tpg_a_, ch.session_tpg);
+	EXPECT_EQ(kPeer, ch.session_initiator) << "a GUID-named target port: the transport's name";
+	EXPECT_EQ(std::vector<std::string>{kPeer}, ch.session_tries);
+	EXPECT_EQ(ChState::kConnecting, state(ch));
+	EXPECT_EQ(0, ch.ready_calls);
+	EXPECT_EQ(1, srpt::Channel::live_count_for_test());
+	EXPECT_EQ(1u, port_of(*dev_, 1)->channel_count());
+	EXPECT_EQ((std::vector<std::string>{"channel_create_qp", "channel_open_session 192.168.122.7",
+					    "channel_accept 52"}),
+		  trace_of({"channel_"}));
+	EXPECT_EQ(1, fake::log_count("mlx5_0 port 1: RDMA/CM login of 192.168.122.7 (initiator port id "
+				     "0x0123456789abcdeffedcba9876543210, it_iu_len 8276, pkey 0xffff)",
+				     SRPT_LOG_INFO))
+		<< fake::log_text();
+	EXPECT_EQ(1, fake::log_count("mlx5_0 port 1: 192.168.122.7 logged in to 0002:c903:00a1:b2c1 "
+				     "(128 credits)",
+				     SRPT_LOG_INFO))
+		<< fake::log_text();
+	EXPECT_EQ(0, fake::log_count("rejected"));
+}
+
+TEST_F(Login, IbCmLoginOnAGidNamedTargetPort)
+{
+	setup_target(SRPT_PORT_ID_GID);
+	srpt_os_channel &ch = new_channel();
+	iu::LoginReq req = login_req();
+	req.it_iu_len = 200;
+	ASSERT_EQ(0, login(ch, priv(req, SRPT_CM_IB), SRPT_CM_IB, "0002:c903:00ff:0001", 1, 0x8001));
+	ASSERT_TRUE(ch.accepted);
+	EXPECT_EQ(200u, iu::get_be32(ch.accept_rsp, 20)) << "max_ti_iu_len: the initiator's 200";
+	EXPECT_EQ(8276u, iu::get_be32(ch.accept_rsp, 16));
+	EXPECT_EQ(kIPortName, ch.session_initiator) << "a GID-named target port: 0x + the port id";
+	EXPECT_EQ(1, fake::log_count("mlx5_0 port 1: IB/CM login of 0002:c903:00ff:0001 (initiator port "
+				     "id 0x0123456789abcdeffedcba9876543210, it_iu_len 200, pkey 0x8001)"))
+		<< fake::log_text();
+	EXPECT_EQ(1, fake::log_count("0002:c903:00ff:0001 logged in to " + fake::gid_name(*dev_, 1)))
+		<< fake::log_text();
+}
+
+TEST_F(Login, ImmediateDataIsNegotiatedAndAlignsTheBuffers)
+{
+	setup_target();
+	iu::LoginReq req = login_req();
+	req.flags = 0x80;
+	req.imm_offset = 48;
+	srpt_os_channel &ch = login_ok(req);
+	ASSERT_EQ(52u, ch.accept_rsp.size());
+	EXPECT_EQ(0x80, ch.accept_rsp[26]);
+	ASSERT_FALSE(ch.posted.empty());
+	for (const srpt_os_recv *r : ch.posted) {
+		EXPECT_EQ(464u, r->align_offset);
+		EXPECT_EQ(0u, reinterpret_cast<std::uintptr_t>(r->iu + 48) % 512);
+	}
+	EXPECT_EQ(1, fake::log_count("(128 credits, immediate data)")) << fake::log_text();
+
+	/* Below SRP_CMD's end it is not offered; the login still succeeds. */
+	req.imm_offset = 40;
+	req.i_port_id = iu::port_id(2, 2);
+	srpt_os_channel &ch2 = login_ok(req);
+	EXPECT_EQ(0x00, ch2.accept_rsp.at(26));
+	EXPECT_EQ(0u, ch2.posted.at(0)->align_offset);
+}
+
+TEST_F(Login, SharedReceiveQueue)
+{
+	ASSERT_EQ(0, srpt_core_param_set(SRPT_PARAM_SRQ_SIZE, "16"));
+	setup_target();
+	ASSERT_EQ(2, srpt_core_tpg_attrib_store(tpg_, SRPT_ATTRIB_USE_SRQ, "1\n", 2));
+	ASSERT_TRUE(dev_->srq);
+	EXPECT_EQ(16u, fake::srq_posted(*dev_));
+
+	iu::LoginReq req = login_req();
+	req.flags = 0x80;	/* immediate data requested: not with an SRQ */
+	req.imm_offset = 48;
+	srpt_os_channel &ch = login_ok(req);
+	EXPECT_EQ(1, ch.qp.use_srq);
+	EXPECT_TRUE(ch.posted.empty()) << "no per-channel receive ring";
+	EXPECT_EQ(16u, fake::live_recvs());
+	EXPECT_EQ(0x00, ch.accept_rsp.at(26)) << "immediate data is never offered with an SRQ";
+	EXPECT_EQ(128u, iu::get_be32(ch.accept_rsp, 4)) << "credits: the send contexts";
+	establish(ch);
+
+	/* An IU comes from the SRQ and goes back there. */
+	srpt_os_cmd *c = send_cmd(ch, tur_cmd(1), dev_);
+	ASSERT_NE(nullptr, c);
+	EXPECT_TRUE(c->submitted);
+	EXPECT_EQ(16u, fake::srq_posted(*dev_));
+	lio_respond(c);
+	lio_finish(c);
+	logout(ch);
+	EXPECT_EQ(16u, fake::srq_posted(*dev_)) << "SRQ buffers stay with the device";
+}
+
+/* ---- rejects ---- */
+
+TEST_F(Login, EveryRejectOfTheRequestItself)
+{
+	setup_target();
+	const long allocs = fake::live_allocs();
+	const struct {
+		const char *what;
+		void (*mutate)(iu::LoginReq &);
+		std::uint32_t reason;
+		const char *why;
+	} cases[] = {
+		{"it_iu_len 63", [](iu::LoginReq &r) { r.it_iu_len = 63; }, 0x00010002,
+		 "requested max initiator to target IU length out of range"},
+		{"it_iu_len 8277", [](iu::LoginReq &r) { r.it_iu_len = 8277; }, 0x00010002,
+		 "requested max initiator to target IU length out of range"},
+		{"no buffer format", [](iu::LoginReq &r) { r.buf_fmt = 0x0001; }, 0x00010004,
+		 "neither direct nor indirect"},
+		{"id_ext", [](iu::LoginReq &r) { r.t_port_id[7] ^= 1; }, 0x00010003,
+		 "target port identifier is not this target's"},
+		{"ioc_guid", [](iu::LoginReq &r) { r.t_port_id[8] ^= 0x80; }, 0x00010003,
+		 "target port identifier is not this target's"},
+		{"action 2", [](iu::LoginReq &r) { r.flags = 0x02; }, 0x00010000,
+		 "reserved multi-channel action"},
+		{"action 3", [](iu::LoginReq &r) { r.flags = 0x83; }, 0x00010000,
+		 "reserved multi-channel action"},
+		{"opcode", [](iu::LoginReq &r) { r.opcode = 0x02; }, 0x00010000, "not an SRP_LOGIN_REQ"},
+	};
+	for (srpt_cm_kind cm : {SRPT_CM_RDMA, SRPT_CM_IB}) {
+		for (const auto &c : cases) {
+			SCOPED_TRACE(std::string(c.what) + (cm == SRPT_CM_IB ? " IB/CM" : " RDMA/CM"));
+			fake::clear_logs();
+			iu::LoginReq req = login_req();
+			req.tag = 0xfeed0000beef0000ull + static_cast<unsigned>(cm);
+			c.mutate(req);
+			srpt_os_channel &ch = new_channel();
+			EXPECT_EQ(-EINVAL, login(ch, priv(req, cm), cm));
+			ASSERT_EQ(1, ch.reject_calls);
+			const Rej r = rej_of(ch);
+			EXPECT_EQ(c.reason, r.reason);
+			EXPECT_EQ(req.tag, r.tag);
+			EXPECT_TRUE(ch.qp_attempts.empty()) << "rejected before any resource";
+			expect_nothing_left(ch, allocs);
+			EXPECT_EQ(1, fake::log_count(std::string("mlx5_0 port 1: rejected login of 192.168.122.7: ") +
+							     c.why,
+						     SRPT_LOG_INFO))
+				<< fake::log_text();
+		}
+	}
+}
+
+TEST_F(Login, MalformedPrivateData)
+{
+	setup_target();
+	const long allocs = fake::live_allocs();
+	for (srpt_cm_kind cm : {SRPT_CM_RDMA, SRPT_CM_IB}) {
+		Bytes p = priv(login_req(), cm);
+		p.resize(cm == SRPT_CM_IB ? 63 : 55);
+		for (Bytes b : {p, Bytes{}}) {
+			srpt_os_channel &ch = new_channel();
+			EXPECT_EQ(-EINVAL, login(ch, b, cm));
+			const Rej r = rej_of(ch);
+			EXPECT_EQ(0x00010000u, r.reason);
+			EXPECT_EQ(0u, r.tag);
+			expect_nothing_left(ch, allocs);
+		}
+	}
+	EXPECT_EQ(4, fake::log_count("rejected login of 192.168.122.7: malformed login request"));
+}
+
+TEST_F(Login, NoSuchPort)
+{
+	setup_target();
+	srpt_os_channel &ch = new_channel();
+	EXPECT_EQ(-EINVAL, login(ch, priv(login_req(), SRPT_CM_RDMA), SRPT_CM_RDMA, kPeer, 3));
+	EXPECT_EQ(0x00010000u, rej_of(ch).reason);
+	expect_nothing_left(ch, fake::live_allocs());
+	EXPECT_EQ(1, fake::log_count("rejected login of 192.168.122.7: no such port")) << fake::log_text();
+}
+
+TEST_F(Login, PortWithoutAnEnabledTpg)
+{
+	setup_target(SRPT_PORT_ID_GUID, false);
+	const long allocs = fake::live_allocs();
+	for (unsigned port : {1u, 2u}) {
+		srpt_os_channel &ch = new_channel();
+		iu::LoginReq req = login_req();
+		EXPECT_EQ(-EINVAL, login(ch, priv(req, SRPT_CM_RDMA), SRPT_CM_RDMA, kPeer, port)) << port;
+		const Rej r = rej_of(ch);
+		EXPECT_EQ(0x00010001u, r.reason) << port;
+		EXPECT_EQ(req.tag, r.tag);
+		expect_nothing_left(ch, allocs);
+		EXPECT_TRUE(ch.session_tries.empty());
+		EXPECT_EQ(1, fake::log_count("mlx5_0 port " + std::to_string(port) + ": rejected login of 192.168.122.7 "
+						     "(initiator port id 0x0123456789abcdeffedcba9876543210): "
+						     "the target port is not enabled"))
+			<< fake::log_text();
+	}
+}
+
+TEST_F(Login, AclNamesTriedInOrder)
+{
+	/* A GUID-named target port: the transport's name of the initiator. */
+	setup_target(SRPT_PORT_ID_GUID);
+	const long allocs = fake::live_allocs();
+	srpt_os_channel &a = new_channel();
+	a.acl = [](srpt_os_tpg *, const std::string &) { return -EACCES; };
+	EXPECT_EQ(-EACCES, login(a, priv(login_req(), SRPT_CM_RDMA)));
+	EXPECT_EQ(std::vector<std::string>{kPeer}, a.session_tries);
+	EXPECT_EQ(0x00010000u, rej_of(a).reason);
+	expect_nothing_left(a, allocs);
+	EXPECT_EQ(1, fake::log_count("rejected login of 192.168.122.7 (initiator port id "
+				     "0x0123456789abcdeffedcba9876543210): no ACL of an enabled TPG "
+				     "admits the initiator"))
+		<< fake::log_text();
+
+	/* The GID-named one on the same port, with a TPG of its own. */
+	srpt_tport *gid = create_tport(fake::gid_name(*dev_, 1));
+	ASSERT_NE(nullptr, gid);
+	srpt_tpg *tpg_b = create_tpg(gid, nullptr, &os_tpg_b_);
+	ASSERT_NE(nullptr, tpg_b);
+	ASSERT_EQ(0, srpt_core_tpg_enable(tpg_b, 1));
+	const long allocs_b = fake::live_allocs();
+	srpt_os_channel &b = new_channel();
+	std::vector<srpt_os_tpg *> tpgs;
+	b.acl = [&](srpt_os_tpg *t, const std::string &) {
+		tpgs.push_back(t);
+		return -EACCES;
+	};
+	EXPECT_EQ(-EACCES, login(b, priv(login_req(), SRPT_CM_RDMA)));
+	EXPECT_EQ((std::vector<std::string>{kPeer, kIPortName, kIPortName + 2}), b.session_tries);
+	EXPECT_EQ((std::vector<srpt_os_tpg *>{&os_tpg_a_, &os_tpg_b_, &os_tpg_b_}), tpgs);
+	expect_nothing_left(b, allocs_b);
+
+	/* Only the name without 0x has an ACL. */
+	srpt_os_channel &c = new_channel();
+	c.acl = [](srpt_os_tpg *t, const std::string &n) {
+		return n == "0123456789abcdeffedcba9876543210" ? 0 : -EACCES;
+	};
+	EXPECT_EQ(0, login(c, priv(login_req(), SRPT_CM_RDMA)));
+	EXPECT_TRUE(c.accepted);
+	EXPECT_EQ("0123456789abcdeffedcba9876543210", c.session_initiator);
+	EXPECT_EQ(&os_tpg_b_, c.session_tpg);
+	EXPECT_EQ(1, fake::log_count("192.168.122.7 logged in to " + fake::gid_name(*dev_, 1)))
+		<< fake::log_text();
+
+	/* A disabled TPG is not tried at all. */
+	ASSERT_EQ(0, srpt_core_tpg_enable(tpg_, 0));
+	srpt_os_channel &d = new_channel();
+	iu::LoginReq other = login_req();
+	other.i_port_id = iu::port_id(0x1111, 0x2222);
+	d.acl = [](srpt_os_tpg *, const std::string &) { return -EACCES; };
+	EXPECT_EQ(-EACCES, login(d, priv(other, SRPT_CM_RDMA)));
+	EXPECT_EQ((std::vector<std::string>{"0x00000000000011110000000000002222",
+					    "00000000000011110000000000002222"}),
+		  d.session_tries);
+	logout(c);
+}
+
+TEST_F(Login, ARejectAfterTheQueuePairExistedLogsOnlyTheReject)
+{
+	/*
+	 * Destroying the QP flushes the posted receives (ib_drain_qp): their
+	 * failed completions are not news about a broken connection.
+	 */
+	setup_target();
+	srpt_os_channel &ch = new_channel();
+	ch.acl = [](srpt_os_tpg *, const std::string &) { return -EACCES; };
+	EXPECT_EQ(-EACCES, login(ch, priv(login_req(), SRPT_CM_RDMA)));
+	EXPECT_TRUE(ch.qp_destroyed);
+	EXPECT_EQ(0u, fake::pending_work());
+	for (const fake::LogLine &l : fake::logs())
+		EXPECT_NE(SRPT_LOG_ERR, l.level) << l.text;
+	EXPECT_EQ(0, fake::log_count("receive failed")) << fake::log_text();
+}
+
+TEST_F(Login, SessionOutOfMemoryIsInsufficientResources)
+{
+	setup_target();
+	srpt_os_channel &ch = new_channel();
+	ch.acl = [](srpt_os_tpg *, const std::string &) { return -ENOMEM; };
+	EXPECT_EQ(-ENOMEM, login(ch, priv(login_req(), SRPT_CM_RDMA)));
+	EXPECT_EQ(0x00010001u, rej_of(ch).reason);
+	expect_nothing_left(ch, fake::live_allocs());
+}
+
+TEST_F(Login, QueuePairCreationRetriesWithHalfTheSendQueue)
+{
+	setup_target();
+	const long allocs = fake::live_allocs();
+	srpt_os_channel &ch = new_channel();
+	fake::fail_call("srpt_os_channel_create_qp", 1, -ENOMEM, 100);
+	EXPECT_EQ(-ENOMEM, login(ch, priv(login_req(), SRPT_CM_RDMA)));
+	std::vector<unsigned> wrs, cqs;
+	for (const srpt_qp_params &p : ch.qp_attempts) {
+		wrs.push_back(p.max_send_wr);
+		cqs.push_back(p.cq_size);
+		EXPECT_EQ(128u, p.rq_size);
+	}
+	EXPECT_EQ((std::vector<unsigned>{2048, 1024, 512, 256, 128, 64, 32, 16, 8}), wrs);
+	EXPECT_EQ((std::vector<unsigned>{4224, 2176, 1152, 640, 384, 256, 192, 160, 144}), cqs);
+	EXPECT_EQ(0x00010001u, rej_of(ch).reason);
+	expect_nothing_left(ch, allocs);
+	EXPECT_EQ(1, fake::log_count("creating the queue pair or its buffers failed")) << fake::log_text();
+
+	/* Two failures: the third size is used, and the send queue credits follow it. */
+	srpt_os_channel &ok = new_channel();
+	fake::fail_call("srpt_os_channel_create_qp", 1, -ENOMEM, 2);
+	EXPECT_EQ(0, login(ok, priv(login_req(), SRPT_CM_RDMA)));
+	EXPECT_EQ(3u, ok.qp_attempts.size());
+	EXPECT_EQ(512u, ok.qp.max_send_wr);
+	EXPECT_EQ(128u + 1024u, ok.qp.cq_size);
+	EXPECT_EQ(512, core(ok)->credits().sq_slots());
+
+	/* An odd srp_sq_size halves down to 16 and no further. */
+	ASSERT_EQ(3, srpt_core_tpg_attrib_store(tpg_, SRPT_ATTRIB_SQ_SIZE, "40\n", 3));
+	srpt_os_channel &odd = new_channel();
+	fake::fail_call("srpt_os_channel_create_qp", 1, -EINVAL, 100);
+	iu::LoginReq req = login_req();
+	req.i_port_id = iu::port_id(5, 5);
+	EXPECT_EQ(-EINVAL, login(odd, priv(req, SRPT_CM_RDMA)));
+	wrs.clear();
+	for (const srpt_qp_params &p : odd.qp_attempts)
+		wrs.push_back(p.max_send_wr);
+	EXPECT_EQ((std::vector<unsigned>{20, 10, 8}), wrs);
+	logout(ok);
+}
+
+TEST_F(Login, EveryAllocationFailureRejectsAndLeavesNothing)
+{
+	setup_target(SRPT_PORT_ID_GUID, true, 4);	/* 4 receive buffers and send contexts */
+	const long allocs = fake::live_allocs();
+	int failures = 0;
+	for (long n = 1; n < 100; n++) {
+		SCOPED_TRACE("allocation " + std::to_string(n));
+		srpt_os_channel &ch = new_channel();
+		fake::fail_alloc(n);
+		const long failed = fake::failed_allocs();
+		const int ret = login(ch, priv(login_req(), SRPT_CM_RDMA));
+		fake::fail_alloc(0);
+		if (fake::failed_allocs() == failed) {
+			ASSERT_EQ(0, ret);
+			ASSERT_TRUE(ch.accepted);
+			logout(ch);
+			break;
+		}
+		failures++;
+		EXPECT_EQ(-ENOMEM, ret);
+		ASSERT_EQ(1, ch.reject_calls);
+		EXPECT_EQ(0x00010001u, rej_of(ch).reason);
+		expect_nothing_left(ch, allocs);
+		EXPECT_EQ(0u, port_of(*dev_, 1)->channel_count());
+	}
+	/* The channel, the context array, 4 contexts, the receive ring, the nexus. */
+	EXPECT_EQ(8, failures);
+	EXPECT_EQ(allocs, fake::live_allocs());
+}
+
+TEST_F(Login, ShimResourceFailuresRejectAndLeaveNothing)
+{
+	setup_target(SRPT_PORT_ID_GUID, true, 4);
+	const long allocs = fake::live_allocs();
+	const struct {
+		const char *fn;
+		int err;
+	} cases[] = {
+		{"srpt_os_cmd_alloc", -ENOMEM},
+		{"srpt_os_recv_alloc", -ENOMEM},
+		{"srpt_os_recv_post", -EIO},
+	};
+	for (const auto &c : cases) {
+		for (long nth = 1; nth <= 4; nth++) {
+			SCOPED_TRACE(std::string(c.fn) + " #" + std::to_string(nth));
+			srpt_os_channel &ch = new_channel();
+			fake::fail_call(c.fn, nth, c.err);
+			EXPECT_GT(0, login(ch, priv(login_req(), SRPT_CM_RDMA)));
+			EXPECT_EQ(0x00010001u, rej_of(ch).reason);
+			expect_nothing_left(ch, allocs);
+			fake::fail_call(c.fn, 0, 0);
+		}
+	}
+}
+
+TEST_F(Login, AFailedLoginResponseClosesTheChannel)
+{
+	setup_target();
+	srpt_os_channel &ch = new_channel();
+	fake::fail_call("srpt_os_channel_accept", 1, -EIO);
+	fake::take_trace();
+	iu::LoginReq req = login_req();
+	EXPECT_EQ(0, login(ch, priv(req, SRPT_CM_RDMA))) << "the core owns the channel now";
+	EXPECT_FALSE(ch.accepted);
+	const Rej r = rej_of(ch);
+	EXPECT_EQ(0x00010001u, r.reason);
+	EXPECT_EQ(req.tag, r.tag);
+	EXPECT_EQ(ChState::kDraining, state(ch));
+	EXPECT_EQ(1, fake::log_count("sending the login response failed")) << fake::log_text();
+	fake::run_work();
+	EXPECT_TRUE(ch.freed);
+	EXPECT_EQ((std::vector<std::string>{"channel_close_session", "channel_destroy_cm",
+					    "channel_destroy_qp", "channel_free"}),
+		  trace_of({"channel_close", "channel_destroy", "channel_free"}));
+	EXPECT_EQ(0, srpt::Channel::live_count_for_test());
+	EXPECT_EQ(0u, fake::live_recvs());
+	EXPECT_EQ(0u, fake::live_cmds());
+	EXPECT_EQ(0u, port_of(*dev_, 1)->channel_count());
+}
+
+/* ---- multichannel ---- */
+
+TEST_F(Login, SingleLoginOfTheSameNexusTerminatesTheOld)
+{
+	setup_target();
+	srpt_os_channel &first = live_channel(login_req());
+	EXPECT_EQ(0x00, first.accept_rsp.at(26)) << "no existing channels";
+
+	srpt_os_channel &second = login_ok(login_req());
+	EXPECT_EQ(0x01, second.accept_rsp.at(26)) << "existing channels terminated";
+	EXPECT_EQ(1, first.disconnect_calls);
+	EXPECT_EQ(ChState::kDisconnecting, state(first));
+	EXPECT_EQ(1, fake::log_count("192.168.122.7 logged in again: closing its channel 192.168.122.7"))
+		<< fake::log_text();
+
+	/* MULTI keeps the second (and the first is on its way out). */
+	iu::LoginReq multi = login_req();
+	multi.flags = 0x01;
+	srpt_os_channel &third = login_ok(multi);
+	EXPECT_EQ(0x02, third.accept_rsp.at(26)) << "existing channels maintained";
+	EXPECT_EQ(0, second.disconnect_calls);
+	EXPECT_EQ(ChState::kConnecting, state(second));
+
+	/* Another initiator port, or another target port id, is another nexus. */
+	iu::LoginReq other = login_req();
+	other.i_port_id = iu::port_id(7, 7);
+	srpt_os_channel &fourth = login_ok(other);
+	EXPECT_EQ(0x00, fourth.accept_rsp.at(26));
+	EXPECT_EQ(0, second.disconnect_calls);
+	EXPECT_EQ(0, third.disconnect_calls);
+
+	/* The old channel's DREP comes: it goes. */
+	srpt_core_cm_event(first.core, SRPT_CM_DISCONNECTED, 11);
+	fake::run_work();
+	EXPECT_TRUE(first.freed);
+	EXPECT_EQ(3u, port_of(*dev_, 1)->channel_count());
+}
+
+TEST_F(Login, MultiLoginFirstReportsNoChannels)
+{
+	setup_target();
+	iu::LoginReq multi = login_req();
+	multi.flags = 0x01;
+	srpt_os_channel &a = login_ok(multi);
+	EXPECT_EQ(0x00, a.accept_rsp.at(26));
+	srpt_os_channel &b = login_ok(multi);
+	EXPECT_EQ(0x02, b.accept_rsp.at(26));
+	/* A SINGLE login now ends both. */
+	srpt_os_channel &c = login_ok(login_req());
+	EXPECT_EQ(0x01, c.accept_rsp.at(26));
+	EXPECT_EQ(1, a.disconnect_calls);
+	EXPECT_EQ(1, b.disconnect_calls);
+}
+
+TEST_F(Login, RaceAReloginBetweenTheTwoCriticalSections)
+{
+	/*
+	 * Another CM handler logs the same nexus in (SINGLE) after the first
+	 * login added its channel but before it sent the response: the
+	 * first must not be accepted, and must not be leaked.
+	 */
+	setup_target();
+	srpt_os_channel &first = new_channel();
+	srpt_os_channel &second = new_channel();
+	int second_ret = 1;
+	bool fired = false;
+	fake::set_mutex_unlock_hook([&] {
+		if (fired || !first.session_open || first.accept_calls || fake::mutexes_held())
+			return true;
+		fired = true;
+		second_ret = login(second, priv(login_req(), SRPT_CM_IB), SRPT_CM_IB, "0002:c903:00ff:0001");
+		return false;
+	});
+	EXPECT_EQ(0, login(first, priv(login_req(), SRPT_CM_RDMA)));
+	ASSERT_TRUE(fired);
+	EXPECT_EQ(0, second_ret);
+	EXPECT_TRUE(second.accepted);
+	EXPECT_EQ(0x01, second.accept_rsp.at(26));
+	EXPECT_FALSE(first.accepted) << "a channel that is being closed was accepted";
+	EXPECT_EQ(0x00010001u, rej_of(first).reason);
+	fake::run_work();
+	EXPECT_TRUE(first.freed);
+	EXPECT_EQ(1, srpt::Channel::live_count_for_test());
+	EXPECT_EQ(1u, port_of(*dev_, 1)->channel_count());
+}
+
+TEST_F(Login, RaceTheTpgIsDisabledOnAnotherThreadDuringTheLogin)
+{
+	/*
+	 * configfs disables the TPG while a login is between adding its
+	 * channel and sending the response. The disable logs the channel out
+	 * and its release runs on the other thread, up to destroying the CM
+	 * id, which waits for the login's CM handler to return (as
+	 * ib_destroy_cm_id() and rdma_destroy_id() do). The login must then
+	 * reject, not accept, and everything must be freed once it returned.
+	 */
+	setup_target();
+	srpt_os_channel &ch = new_channel();
+	const std::thread::id me = std::this_thread::get_id();
+	std::thread disabler;
+	int disable_ret = 1;
+	bool fired = false;
+	fake::set_mutex_unlock_hook([&] {
+		if (std::this_thread::get_id() != me)
+			return true;
+		if (fired || !ch.session_open || ch.accept_calls || fake::mutexes_held())
+			return true;
+		fired = true;
+		disabler = std::thread([&] { disable_ret = srpt_core_tpg_enable(tpg_, 0); });
+		for (int i = 0; i < 5000; i++) {
+			const auto t = fake::trace();
+			if (std::find(t.begin(), t.end(), "channel_destroy_cm") != t.end())
+				break;
+			std::this_thread::sleep_for(std::chrono::milliseconds(1));
+		}
+		return false;
+	});
+	EXPECT_EQ(0, login(ch, priv(login_req(), SRPT_CM_RDMA)));
+	ASSERT_TRUE(fired);
+	disabler.join();
+	EXPECT_EQ(0, disable_ret);
+	EXPECT_FALSE(ch.accepted) << "a channel that was being logged out was accepted";
+	EXPECT_EQ(0x00010001u, rej_of(ch).reason);
+	EXPECT_TRUE(ch.freed);
+	EXPECT_EQ(0, srpt::Channel::live_count_for_test());
+	EXPECT_EQ(0u, fake::live_recvs());
+	EXPECT_EQ(0u, fake::live_cmds());
+	EXPECT_EQ(0u, port_of(*dev_, 1)->channel_count());
+	EXPECT_EQ((std::vector<std::string>{"channel_close_session", "channel_destroy_cm", "cm_reject 32",
+					    "channel_destroy_qp", "channel_free"}),
+		  trace_of({"channel_close", "channel_destroy", "channel_free", "cm_reject"}));
+}
+
+/* ---- the channel state machine ---- */
+
+using ChannelStates = ChannelTest;
+
+TEST_F(ChannelStates, IusBeforeEstablishedWaitForTheZeroLengthWrite)
+{
+	setup_target();
+	srpt_os_channel &ch = login_ok(login_req());
+	const std::size_t posted_before = posted(ch);
+	for (std::uint64_t tag = 1; tag <= 3; tag++)
+		send_iu(ch, tur_cmd(tag));
+	EXPECT_EQ(posted_before - 3, posted(ch)) << "waiting IUs keep their buffers";
+	EXPECT_EQ(0, fake::calls("srpt_os_cmd_init"));
+	EXPECT_EQ(ChState::kConnecting, state(ch));
+
+	fake::take_trace();
+	srpt_core_cm_event(ch.core, SRPT_CM_ESTABLISHED, 1);
+	EXPECT_EQ(1, ch.ready_calls);
+	EXPECT_EQ(ChState::kLive, state(ch));
+	EXPECT_EQ(0, fake::calls("srpt_os_cmd_init")) << "only in completion context";
+	EXPECT_EQ((std::vector<std::string>{"channel_ready", "channel_post_zero_write"}),
+		  trace_of({"channel_"}));
+	ASSERT_TRUE(fake::complete_zero_write(ch, true));
+	EXPECT_EQ((std::vector<std::string>{"cmd_init tag 0x1", "cmd_init tag 0x2", "cmd_init tag 0x3"}),
+		  trace_of({"cmd_init"}))
+		<< "in the order they came";
+	EXPECT_EQ(posted_before, posted(ch));
+}
+
+TEST_F(ChannelStates, ReleaseOrderAndNothingLeft)
+{
+	setup_target();
+	srpt_os_channel &ch = live_channel(login_req());
+	fake::take_trace();
+	srpt_core_cm_event(ch.core, SRPT_CM_DISCONNECT_REQUEST, 10);
+	EXPECT_EQ(1, ch.disconnect_calls) << "the DREP";
+	EXPECT_EQ(1, ch.qp_error_calls);
+	EXPECT_EQ(ChState::kDraining, state(ch));
+	EXPECT_FALSE(ch.freed);
+	EXPECT_EQ(1, ch.zero_writes_pending) << "the drain write";
+	EXPECT_EQ(0u, fake::pending_work());
+	fake::run_work();
+	EXPECT_TRUE(ch.freed);
+	EXPECT_EQ((std::vector<std::string>{"channel_disconnect", "channel_qp_error",
+					    "channel_post_zero_write", "channel_close_session",
+					    "channel_destroy_cm", "channel_destroy_qp", "channel_free"}),
+		  trace_of({"channel_"}));
+	EXPECT_EQ(0, srpt::Channel::live_count_for_test());
+	EXPECT_EQ(0u, fake::live_recvs());
+	EXPECT_EQ(0u, fake::live_cmds());
+	EXPECT_EQ(0u, port_of(*dev_, 1)->channel_count());
+	EXPECT_EQ(1, fake::log_count("mlx5_0 port 1: 192.168.122.7 logged out")) << fake::log_text();
+}
+
+TEST_F(ChannelStates, CmEventsThatClose)
+{
+	setup_target();
+	const struct {
+		srpt_cm_event ev;
+		int disconnects;
+		const char *log;
+	} cases[] = {
+		{SRPT_CM_DISCONNECTED, 0, nullptr},
+		{SRPT_CM_REJECTED, 0, "connection failed (CM event 77)"},
+		{SRPT_CM_CONNECT_ERROR, 0, "connection failed (CM event 77)"},
+		{SRPT_CM_DISCONNECT_REQUEST, 1, nullptr},
+	};
+	std::uint64_t id = 100;
+	for (const auto &c : cases) {
+		for (bool live : {false, true}) {
+			SCOPED_TRACE(std::to_string(c.ev) + (live ? " live" : " connecting"));
+			fake::clear_logs();
+			iu::LoginReq req = login_req();
+			req.i_port_id = iu::port_id(id, id);
+			id++;
+			srpt_os_channel &ch = live ? live_channel(req) : login_ok(req);
+			srpt_core_cm_event(ch.core, c.ev, 77);
+			EXPECT_EQ(c.disconnects, ch.disconnect_calls);
+			EXPECT_EQ(1, ch.qp_error_calls);
+			EXPECT_EQ(ChState::kDraining, state(ch));
+			if (c.log) {
+				EXPECT_EQ(1, fake::log_count(c.log)) << fake::log_text();
+			}
+			fake::run_work();
+			EXPECT_TRUE(ch.freed);
+		}
+	}
+	/* Another event changes nothing. */
+	srpt_os_channel &ch = live_channel(login_req());
+	srpt_core_cm_event(ch.core, SRPT_CM_OTHER, 5);
+	EXPECT_EQ(ChState::kLive, state(ch));
+	EXPECT_EQ(0, ch.qp_error_calls);
+	EXPECT_EQ(1, fake::log_count("ignoring CM event 5", SRPT_LOG_DEBUG));
+}
+
+TEST_F(ChannelStates, LateEstablishedDoesNotReviveAClosingChannel)
+{
+	setup_target();
+	for (bool was_live : {false, true}) {
+		SCOPED_TRACE(was_live ? "after LIVE" : "while connecting");
+		iu::LoginReq req = login_req();
+		req.i_port_id = iu::port_id(was_live, 9);
+		srpt_os_channel &ch = was_live ? live_channel(req) : login_ok(req);
+		srpt_core_cm_event(ch.core, SRPT_CM_DISCONNECT_REQUEST, 10);
+		ASSERT_EQ(ChState::kDraining, state(ch));
+		const int ready = ch.ready_calls, zw = ch.zero_write_calls;
+		srpt_core_cm_event(ch.core, SRPT_CM_ESTABLISHED, 1);
+		EXPECT_EQ(ChState::kDraining, state(ch));
+		EXPECT_EQ(zw, ch.zero_write_calls) << "no zero-length write for a closing channel";
+		EXPECT_EQ(ready, ch.ready_calls) << "the QP of a closing channel is not moved to RTS";
+		fake::run_work();
+		EXPECT_TRUE(ch.freed);
+	}
+}
+
+TEST_F(ChannelStates, ZeroLengthWriteFailures)
+{
+	setup_target();
+	/* Its completion fails while LIVE: the QP broke. Straight to the release. */
+	srpt_os_channel &a = live_channel(login_req());
+	srpt_core_cm_event(a.core, SRPT_CM_DISCONNECTED, 0);	/* posts the drain write */
+	ASSERT_TRUE(fake::complete_zero_write(a, false));
+	EXPECT_EQ(ChState::kDisconnected, state(a));
+	EXPECT_EQ(1u, fake::pending_work());
+	fake::run_work();
+	EXPECT_TRUE(a.freed);
+
+	iu::LoginReq req = login_req();
+	req.i_port_id = iu::port_id(1, 2);
+	srpt_os_channel &b = login_ok(req);
+	/* The write posted at ESTABLISHED fails: DISCONNECTED without a DREQ. */
+	srpt_core_cm_event(b.core, SRPT_CM_ESTABLISHED, 1);
+	ASSERT_EQ(ChState::kLive, state(b));
+	ASSERT_TRUE(fake::complete_zero_write(b, false));
+	EXPECT_EQ(ChState::kDisconnected, state(b));
+	fake::run_work();
+	EXPECT_TRUE(b.freed);
+	EXPECT_EQ(0, b.disconnect_calls);
+
+	/* Posting the drain write fails: released at once. */
+	req.i_port_id = iu::port_id(3, 4);
+	srpt_os_channel &c = live_channel(req);
+	fake::fail_call("srpt_os_channel_post_zero_write", 1, -EIO);
+	srpt_core_cm_event(c.core, SRPT_CM_DISCONNECTED, 0);
+	EXPECT_EQ(ChState::kDisconnected, state(c));
+	EXPECT_EQ(1, fake::log_count("posting the drain write failed (-5)")) << fake::log_text();
+	fake::run_work();
+	EXPECT_TRUE(c.freed);
+
+	/* Posting the kick after ESTABLISHED fails: the channel closes. */
+	req.i_port_id = iu::port_id(5, 6);
+	srpt_os_channel &d = login_ok(req);
+	fake::fail_call("srpt_os_channel_post_zero_write", 1, -EIO);
+	srpt_core_cm_event(d.core, SRPT_CM_ESTABLISHED, 1);
+	EXPECT_EQ(ChState::kDraining, state(d));
+	fake::run_work();
+	EXPECT_TRUE(d.freed);
+
+	/* Moving the QP to RTS fails: the channel closes. */
+	req.i_port_id = iu::port_id(7, 8);
+	srpt_os_channel &e = login_ok(req);
+	fake::fail_call("srpt_os_channel_ready", 1, -EINVAL);
+	srpt_core_cm_event(e.core, SRPT_CM_ESTABLISHED, 1);
+	EXPECT_EQ(ChState::kDraining, state(e));
+	EXPECT_EQ(1, fake::log_count("making the queue pair ready to send failed (-22)")) << fake::log_text();
+	fake::run_work();
+	EXPECT_TRUE(e.freed);
+}
+
+TEST_F(ChannelStates, QpEvents)
+{
+	setup_target();
+	srpt_os_channel &ch = login_ok(login_req());
+	{
+		fake::AtomicScope irq;
+		srpt_core_qp_event(ch.core, SRPT_QP_COMM_EST, 3);
+		srpt_core_qp_event(ch.core, SRPT_QP_LAST_WQE_REACHED, 16);
+		srpt_core_qp_event(ch.core, SRPT_QP_OTHER, 99);
+	}
+	EXPECT_EQ(1, ch.notify_established_calls);
+	EXPECT_EQ(ChState::kConnecting, state(ch));
+	EXPECT_EQ(0u, fake::pending_work());
+	establish(ch);
+	{
+		fake::AtomicScope irq;
+		srpt_core_qp_event(ch.core, SRPT_QP_FATAL, 1);
+	}
+	EXPECT_EQ(ChState::kLive, state(ch)) << "nothing that sleeps in the event handler";
+	EXPECT_EQ(1, fake::log_count("queue pair error (event 1)", SRPT_LOG_ERR));
+	fake::run_work();
+	EXPECT_EQ(1, ch.disconnect_calls);
+	EXPECT_TRUE(ch.freed);
+}
+
+TEST_F(ChannelStates, ReceiveFailures)
+{
+	setup_target();
+	srpt_os_channel &ch = live_channel(login_req());
+	ASSERT_NE(nullptr, fake::receive(ch, nullptr, 0, false));
+	EXPECT_EQ(1, fake::log_count("receive failed", SRPT_LOG_ERR));
+	EXPECT_EQ(1u, fake::pending_work());
+	fake::run_work();
+	EXPECT_EQ(1, ch.disconnect_calls);
+	EXPECT_TRUE(ch.freed);
+
+	/* Flushed receives of a draining channel are expected. */
+	srpt_os_channel &b = live_channel(login_req());
+	srpt_core_cm_event(b.core, SRPT_CM_DISCONNECT_REQUEST, 10);
+	fake::clear_logs();
+	ASSERT_NE(nullptr, fake::receive(b, nullptr, 0, false));
+	EXPECT_EQ(0, fake::log_count("receive failed"));
+	fake::run_work();
+	EXPECT_TRUE(b.freed);
+	EXPECT_EQ(1, b.disconnect_calls);
+}
+
+TEST_F(ChannelStates, CloseSessionWaitsUntilReleased)
+{
+	setup_target();
+	srpt_os_channel &ch = live_channel(login_req());
+	srpt_core_close_session(ch.core);
+	EXPECT_TRUE(ch.freed) << "returned before the release";
+	EXPECT_EQ(1, ch.disconnect_calls);
+	EXPECT_EQ(0, srpt::Channel::live_count_for_test());
+	EXPECT_EQ(1, fake::log_count("mlx5_0 port 1: logging out 192.168.122.7: its ACL or session was removed"))
+		<< fake::log_text();
+
+	/* While the initiator's DREP never comes and the drain is slow. */
+	srpt_os_channel &b = live_channel(login_req());
+	fake::config().flush_errored_qps = false;
+	fake::config().max_real_wait_ms = 5;
+	std::thread flusher([&] {
+		while (b.zero_writes_pending == 0)
+			std::this_thread::yield();
+		std::this_thread::sleep_for(std::chrono::milliseconds(20));
+		fake::complete_zero_write(b, false);
+	});
+	srpt_core_close_session(b.core);
+	flusher.join();
+	EXPECT_TRUE(b.freed);
+	EXPECT_LE(1, fake::log_count("still waiting for 192.168.122.7 to be released (draining)"))
+		<< fake::log_text();
+}
+
+TEST_F(ChannelStates, TpgDisableLogsOutItsChannelsOnly)
+{
+	setup_target();
+	srpt_tport *gid = create_tport(fake::gid_name(*dev_, 1));
+	srpt_tpg *tpg_b = create_tpg(gid, nullptr, &os_tpg_b_);
+	ASSERT_EQ(0, srpt_core_tpg_enable(tpg_b, 1));
+
+	std::vector<srpt_os_channel *> on_a;
+	for (std::uint64_t i = 1; i <= 3; i++) {
+		iu::LoginReq req = login_req();
+		req.i_port_id = iu::port_id(i, i);
+		on_a.push_back(&live_channel(req));
+	}
+	srpt_os_channel &on_b = new_channel();
+	on_b.acl = [this](srpt_os_tpg *t, const std::string &) { return t == &os_tpg_b_ ? 0 : -EACCES; };
+	ASSERT_EQ(0, login(on_b, priv(login_req(), SRPT_CM_RDMA)));
+	establish(on_b);
+	EXPECT_EQ(4u, port_of(*dev_, 1)->channel_count());
+
+	ASSERT_EQ(0, srpt_core_tpg_enable(tpg_, 0));
+	for (srpt_os_channel *ch : on_a)
+		EXPECT_TRUE(ch->freed);
+	EXPECT_FALSE(on_b.freed);
+	EXPECT_EQ(ChState::kLive, state(on_b));
+	EXPECT_EQ(1u, port_of(*dev_, 1)->channel_count());
+	EXPECT_EQ(3, fake::log_count("its TPG was disabled")) << fake::log_text();
+
+	/* The port still takes logins for the other TPG. */
+	srpt_os_channel &again = new_channel();
+	EXPECT_EQ(0, login(again, priv(login_req(), SRPT_CM_RDMA)));
+	EXPECT_EQ(&os_tpg_b_, again.session_tpg);
+}
+
+TEST_F(ChannelStates, DeviceRemovalLogsEveryoneOut)
+{
+	setup_target();
+	std::vector<srpt_os_channel *> chs;
+	for (std::uint64_t i = 1; i <= 3; i++) {
+		iu::LoginReq req = login_req();
+		req.i_port_id = iu::port_id(i, i);
+		chs.push_back(i == 2 ? &login_ok(req) : &live_channel(req));
+	}
+	/* A command LIO still holds is released with the channel. */
+	srpt_os_cmd *c = send_cmd(*chs[0], read_cmd(1));
+	ASSERT_NE(nullptr, c);
+	remove_device(*dev_);
+	for (srpt_os_channel *ch : chs)
+		EXPECT_TRUE(ch->freed);
+	EXPECT_EQ(0, srpt::Channel::live_count_for_test());
+	EXPECT_EQ(0u, fake::live_recvs());
+	EXPECT_EQ(0u, fake::live_cmds());
+	EXPECT_EQ(3, fake::log_count("the RDMA device is going away")) << fake::log_text();
+}
+
+TEST_F(ChannelStates, EventsAfterTheReleaseIsScheduledAreHarmless)
+{
+	setup_target();
+	srpt_os_channel &ch = live_channel(login_req());
+	srpt_core_cm_event(ch.core, SRPT_CM_DISCONNECTED, 0);
+	ASSERT_TRUE(fake::complete_zero_write(ch, false));
+	ASSERT_EQ(ChState::kDisconnected, state(ch));
+	ASSERT_EQ(1u, fake::pending_work());
+	const int disc = ch.disconnect_calls, qperr = ch.qp_error_calls, zw = ch.zero_write_calls,
+		  ready = ch.ready_calls;
+	for (srpt_cm_event ev : {SRPT_CM_ESTABLISHED, SRPT_CM_DISCONNECT_REQUEST, SRPT_CM_DISCONNECTED,
+				 SRPT_CM_REJECTED, SRPT_CM_CONNECT_ERROR, SRPT_CM_OTHER})
+		srpt_core_cm_event(ch.core, ev, 1);
+	{
+		fake::AtomicScope irq;
+		srpt_core_qp_event(ch.core, SRPT_QP_FATAL, 1);
+		srpt_core_qp_event(ch.core, SRPT_QP_COMM_EST, 1);
+	}
+	ASSERT_NE(nullptr, fake::receive(ch, nullptr, 0, false));
+	EXPECT_EQ(disc, ch.disconnect_calls);
+	EXPECT_EQ(qperr, ch.qp_error_calls);
+	EXPECT_EQ(zw, ch.zero_write_calls);
+	EXPECT_EQ(ready, ch.ready_calls);
+	EXPECT_EQ(ChState::kDisconnected, state(ch));
+	fake::run_work();
+	EXPECT_TRUE(ch.freed);
+	EXPECT_EQ(disc, ch.disconnect_calls) << "the logout work found the channel released";
+	EXPECT_EQ(0u, fake::pending_work());
+}
+
+TEST_F(ChannelStates, SrpILogoutDisconnects)
+{
+	setup_target();
+	srpt_os_channel &ch = live_channel(login_req());
+	Bytes logout(16, 0);
+	logout[0] = 0x03;
+	iu::be64(logout, 8, 0x99);
+	const std::size_t before = posted(ch);
+	send_iu(ch, logout);
+	EXPECT_EQ(before, posted(ch)) << "the buffer is reposted";
+	EXPECT_EQ(1, fake::log_count("mlx5_0 port 1: 192.168.122.7 sent SRP_I_LOGOUT")) << fake::log_text();
+	fake::run_work();
+	EXPECT_EQ(1, ch.disconnect_calls);
+	EXPECT_TRUE(ch.freed);
+}
