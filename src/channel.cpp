@@ -119,9 +119,12 @@ int Channel::login(Device *dev, u32 port_num, srpt_os_channel *os, const srpt_lo
 	Port *port = dev->port(port_num);
 	LoginRequest req;
 
-	if (!port)
+	if (!port) {
+		srpt_os_log(SRPT_LOG_ERR | SRPT_LOG_RATELIMITED, "%s: login on nonexistent port %u\n",
+			    dev->name(), port_num);
 		return reject_login(nullptr, os, info, 0, RejectReason::kUnableEstablishChannel,
 				    "no such port", -ktl::kEINVAL);
+	}
 	if (parse_login_request(static_cast<srpt_cm_kind>(info.cm),
 				ktl::Bytes(static_cast<const u8 *>(info.private_data),
 					   info.private_data_len),

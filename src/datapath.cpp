@@ -195,6 +195,13 @@ bool Channel::handle_cmd(RecvCtx *r, Cmd *c)
 		stats_.add(Stat::kImmediateWrites);
 
 	ret = map_data(c, r, sc.data);
+	/* A transfer the send queue can never hold would wait forever. */
+	if (!ret && c->n_rdma + 1 > max_send_wr_) {
+		srpt_os_log(SRPT_LOG_ERR | SRPT_LOG_RATELIMITED,
+			    "%s: command %#llx needs %u work requests, more than srp_sq_size allows\n",
+			    name(), c->tag, c->n_rdma + 1);
+		ret = -ktl::kENOMEM;
+	}
 	if (ret) {
 		srpt_os_log(SRPT_LOG_ERR | SRPT_LOG_RATELIMITED,
 			    "%s: command %#llx: mapping %u bytes failed (%d)\n", name(), c->tag,

@@ -391,10 +391,13 @@ struct srpt_login_info {
 
 /*
  * A login request arrived on @port_num of @dev. Returns 0 when the core
- * took @os (it accepted the login and owns @os and the CM id until it
- * calls srpt_os_channel_free()), or a negative errno after rejecting it
- * with srpt_os_cm_reject(): the shim then frees @os and lets the CM
- * destroy the id. Sleeps.
+ * took @os: it owns @os and the CM id until it calls
+ * srpt_os_channel_free() — also when it rejected the login after the
+ * channel joined the port (the accept failed, or a logout came first),
+ * then closing it like any other. Returns a negative errno after
+ * rejecting it with srpt_os_cm_reject() before that: the shim then frees
+ * @os and lets the CM destroy the id. Sleeps; *out is written before any
+ * completion can reach the channel.
  */
 SRPT_NODISCARD int srpt_core_login(struct srpt_device *dev, srpt_u32 port_num,
 				   struct srpt_os_channel *os,
@@ -466,7 +469,9 @@ SRPT_NODISCARD int srpt_os_channel_post_zero_write(struct srpt_os_channel *os);
 /*
  * Teardown, in this order, from process context: stop the LIO session
  * and wait for its commands, then remove it; destroy the CM id (no CM
- * event after return); drain and destroy the QP and put the CQ: the drain
+ * event, and no running CM handler, after return: the login handler
+ * that created the channel has returned too); drain and destroy the QP
+ * and put the CQ (a no-op when no QP was created): the drain
  * delivers every outstanding completion, flushed, through the
  * srpt_core_* callbacks before it returns (also after a failed login),
  * and none comes after; free @os.
