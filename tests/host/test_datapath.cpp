@@ -541,7 +541,7 @@ TEST_F(Datapath, AFailedPostUndoesEverything)
 	EXPECT_EQ(slots, sq());
 }
 
-TEST_F(Datapath, SendQueueFull)
+TEST_F(Datapath, TransferLargerThanTheSendQueueIsBusy)
 {
 	/* srp_sq_size 4: two send queue slots for the channel. */
 	setup_target();
@@ -549,6 +549,7 @@ TEST_F(Datapath, SendQueueFull)
 	ch_ = &live_channel(login_req());
 	ASSERT_EQ(2, sq());
 
+	/* 2 RDMA WRITEs + the response: 3 slots of 2, never available. */
 	iu::Cmd cmd;
 	cmd.buf_fmt = 0x02;
 	cmd.in_cnt = 2;
@@ -556,30 +557,63 @@ TEST_F(Datapath, SendQueueFull)
 	cmd.desc = iu::indirect({iu::direct(0xa000, 1, 512), iu::direct(0xb000, 2, 512)});
 	srpt_os_cmd *r = send_cmd(*ch_, iu::cmd(cmd));
 	ASSERT_NE(nullptr, r);
-	lio_respond(r, 0, true);	/* 1 + 2 slots of 2 */
-	EXPECT_TRUE(r->responses.empty());
+	EXPECT_EQ(0x08, last_rsp(r).status) << "BUSY, answered at once";
+	EXPECT_EQ(0, fake::calls("srpt_os_cmd_init")) << "LIO never saw it";
+	EXPECT_EQ(1, fake::log_count("command 0x81 needs 3 work requests, more than srp_sq_size allows"))
+		<< fake::log_text();
+	EXPECT_TRUE(r->rdma.empty()) << "its buffers released";
+	ASSERT_TRUE(fake::complete_send(r, true));
 	EXPECT_EQ(2, sq());
-	EXPECT_EQ(1, r->put_calls);
-	EXPECT_EQ(1, credits().owed());
-	EXPECT_EQ(1, fake::log_count("command 0x81: send queue full, response dropped")) << fake::log_text();
-	srpt_core_release_cmd(r->core);
+}
 
-	/* write_pending: LIO retries later on -ENOMEM. */
+TEST_F(Datapath, SendQueueFullForNow)
+{
+	/* srp_sq_size 8: four send queue slots. */
+	setup_target();
+	ASSERT_EQ(2, srpt_core_tpg_attrib_store(tpg_, SRPT_ATTRIB_SQ_SIZE, "8\n", 2));
+	ch_ = &live_channel(login_req());
+	ASSERT_EQ(4, sq());
+
+	/* A read of two buffers takes 3 slots until its send completes. */
+	iu::Cmd cmd;
+	cmd.buf_fmt = 0x02;
+	cmd.in_cnt = 2;
+	cmd.tag = 0x81;
+	cmd.desc = iu::indirect({iu::direct(0xa000, 1, 512), iu::direct(0xb000, 2, 512)});
+	srpt_os_cmd *r = send_cmd(*ch_, iu::cmd(cmd));
+	ASSERT_NE(nullptr, r);
+	lio_respond(r, 0, true);
+	EXPECT_EQ(1, sq());
+
+	/* A write's RDMA READ needs 2 slots: LIO retries later on -ENOMEM. */
 	cmd.buf_fmt = 0x20;
 	cmd.in_cnt = 0;
-	cmd.out_cnt = 3;
+	cmd.out_cnt = 2;
 	cmd.tag = 0x82;
-	cmd.desc = iu::indirect({iu::direct(0xa000, 1, 512), iu::direct(0xb000, 2, 512),
-				 iu::direct(0xc000, 3, 512)});
 	srpt_os_cmd *w = send_cmd(*ch_, iu::cmd(cmd));
 	ASSERT_NE(nullptr, w);
 	EXPECT_EQ(-ENOMEM, srpt_core_write_pending(w->core));
 	EXPECT_EQ(0, w->rdma_read_calls);
-	EXPECT_EQ(2, sq());
-	/* LIO gives up: a response in NEED DATA is fine. */
-	lio_respond(w, 0x08);
-	EXPECT_EQ(2u, last_rsp(w).req_lim_delta) << "with the dropped response's credit";
-	lio_finish(w);
+	EXPECT_EQ(1, sq());
+
+	/* A status takes the last slot; the next one finds the queue full. */
+	srpt_os_cmd *a = send_cmd(*ch_, tur_cmd(0x83));
+	lio_respond(a);
+	EXPECT_EQ(0, sq());
+	srpt_os_cmd *b = send_cmd(*ch_, tur_cmd(0x84));
+	lio_respond(b);
+	EXPECT_TRUE(b->responses.empty());
+	EXPECT_EQ(1, b->put_calls);
+	EXPECT_EQ(1, credits().owed());
+	EXPECT_EQ(1, fake::log_count("command 0x84: send queue full, response dropped")) << fake::log_text();
+	srpt_core_release_cmd(b->core);
+
+	/* Completions give the slots back; the retried write goes out. */
+	lio_finish(r);
+	lio_finish(a);
+	EXPECT_EQ(4, sq());
+	EXPECT_EQ(0, srpt_core_write_pending(w->core));
+	EXPECT_EQ(1, w->rdma_read_calls);
 	EXPECT_EQ(2, sq());
 }
 
