@@ -125,7 +125,10 @@ int srpt_os_work_schedule(struct srpt_os_work *w);
 /* Waits for a running instance and cancels a pending one. May sleep. */
 void srpt_os_work_cancel_sync(struct srpt_os_work *w);
 
-/* Monotonic clock in nanoseconds. */
+/*
+ * A cheap clock in nanoseconds for measuring short intervals (latency
+ * statistics): local_clock(), which may differ slightly between CPUs.
+ */
 srpt_u64 srpt_os_now_ns(void);
 
 /* ------------------------------------------------------------------------
