@@ -17,17 +17,39 @@
 /* Send WRs beyond the core's: its zero-length writes and ib_drain_qp()'s. */
 #define SRPT_EXTRA_SEND_WRS 4
 
-struct srpt_os_channel *srpt_channel_alloc(struct srpt_os_device *sdev,
-					   u32 port_num, u16 pkey)
+int srpt_channel_login(struct ib_device *ib, u32 port_num,
+		       const struct srpt_login_info *info,
+		       struct ib_cm_id *ib_cm_id, struct rdma_cm_id *rdma_cm_id,
+		       void **context)
 {
-	struct srpt_os_channel *ch = kzalloc(sizeof(*ch), GFP_KERNEL);
+	struct srpt_os_device *sdev;
+	struct srpt_os_channel *ch;
+	int ret;
 
-	if (!ch)
-		return NULL;
+	sdev = srpt_login_begin(ib);
+	if (!sdev)
+		return -ECONNREFUSED;
+	ch = kzalloc(sizeof(*ch), GFP_KERNEL);
+	if (!ch) {
+		ret = -ENOMEM;
+		goto end;
+	}
 	ch->sdev = sdev;
 	ch->port_num = port_num;
-	ch->pkey = pkey;
-	return ch;
+	ch->pkey = info->pkey;
+	ch->rdma_cm = rdma_cm_id != NULL;
+	ch->ib_cm_id = ib_cm_id;
+	ch->rdma_cm_id = rdma_cm_id;
+	/* CM events of this id find the channel from now on. */
+	*context = ch;
+	ret = srpt_core_login(sdev->core, port_num, ch, info, &ch->core);
+	if (ret) {
+		*context = NULL;
+		kfree(ch);
+	}
+end:
+	srpt_login_end();
+	return ret;
 }
 
 static void srpt_qp_event(struct ib_event *event, void *ptr)

@@ -28,7 +28,15 @@ struct srpt_os_channel {
 	struct se_session *sess;
 };
 
-/* A channel for a connection request; the caller sets the CM id. */
-struct srpt_os_channel *srpt_channel_alloc(struct srpt_os_device *sdev, u32 port_num, u16 pkey);
+/*
+ * A connection request for @ib: hands the login to the core with a new
+ * channel holding the CM id (@ib_cm_id or @rdma_cm_id), whose context
+ * pointer is @context. Returns 0 when the core took the channel;
+ * otherwise the caller returns the error and its CM destroys the id.
+ */
+int srpt_channel_login(struct ib_device *ib, u32 port_num,
+		       const struct srpt_login_info *info,
+		       struct ib_cm_id *ib_cm_id, struct rdma_cm_id *rdma_cm_id,
+		       void **context);
 
 #endif /* SRPT_CHANNEL_OS_H */

@@ -6,7 +6,6 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
-#include <linux/slab.h>
 #include <rdma/ib_cm.h>
 
 #include "channel_os.h"
@@ -37,7 +36,6 @@ static int srpt_ib_cm_req_recv(struct ib_cm_id *cm_id,
 			       const struct ib_cm_req_event_param *param,
 			       const void *private_data)
 {
-	struct srpt_os_device *sdev;
 	const __be16 *g = (const __be16 *)&param->primary_path->dgid.global.interface_id;
 	struct srpt_login_info info = {
 		.cm = SRPT_CM_IB,
@@ -45,33 +43,14 @@ static int srpt_ib_cm_req_recv(struct ib_cm_id *cm_id,
 		.private_data = private_data,
 		.private_data_len = IB_CM_REQ_PRIVATE_DATA_SIZE,
 	};
-	struct srpt_os_channel *ch;
 	char peer[24];
-	int ret;
 
 	/* The initiator's port GUID, as in the in-tree target's ACL names. */
 	snprintf(peer, sizeof(peer), "%04x:%04x:%04x:%04x", be16_to_cpu(g[0]),
 		 be16_to_cpu(g[1]), be16_to_cpu(g[2]), be16_to_cpu(g[3]));
 	info.peer = peer;
-	sdev = srpt_login_begin(cm_id->device);
-	if (!sdev)
-		return -ECONNREFUSED;
-	ch = srpt_channel_alloc(sdev, param->port, info.pkey);
-	if (!ch) {
-		ret = -ENOMEM;
-		goto end;
-	}
-	ch->ib_cm_id = cm_id;
-	cm_id->context = ch;
-	ret = srpt_core_login(sdev->core, param->port, ch, &info, &ch->core);
-	if (ret) {
-		/* Rejected: the CM destroys the id when we return non-zero. */
-		cm_id->context = NULL;
-		kfree(ch);
-	}
-end:
-	srpt_login_end();
-	return ret;
+	return srpt_channel_login(cm_id->device, param->port, &info, cm_id, NULL,
+				  &cm_id->context);
 }
 
 /*

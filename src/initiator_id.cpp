@@ -22,24 +22,36 @@ size_t find(Span<const char> s, char c)
 	return s.size();
 }
 
+/*
+ * A group of 1..4 hex digits at *@pos, ending at ':' or the end of @s,
+ * as a 16-bit value; *@pos moves past it.
+ */
+bool hex_group(Span<const char> s, size_t *pos, unsigned int *value)
+{
+	unsigned int v = 0;
+	size_t digits = 0;
+
+	while (*pos < s.size() && s[*pos] != ':') {
+		const int d = ktl::hex_digit(s[*pos]);
+
+		if (d < 0 || ++digits > 4)
+			return false;
+		v = v << 4 | static_cast<unsigned int>(d);
+		(*pos)++;
+	}
+	*value = v;
+	return digits > 0;
+}
+
 /* "xxxx:xxxx:xxxx:xxxx" with 1..4 hex digits per group. */
 bool parse_guid(Span<const char> s, u8 out[8])
 {
 	size_t pos = 0;
 
 	for (int g = 0; g < 4; g++) {
-		unsigned int v = 0;
-		size_t digits = 0;
+		unsigned int v;
 
-		while (pos < s.size() && s[pos] != ':') {
-			const int d = ktl::hex_digit(s[pos]);
-
-			if (d < 0 || ++digits > 4)
-				return false;
-			v = v << 4 | static_cast<unsigned int>(d);
-			pos++;
-		}
-		if (digits == 0)
+		if (!hex_group(s, &pos, &v))
 			return false;
 		if (g < 3) {
 			if (pos >= s.size())
@@ -153,17 +165,8 @@ bool parse_ipv6(Span<const char> s, u8 out[16])
 			break;
 		}
 
-		unsigned int v = 0;
-		size_t digits = 0;
-		while (pos < s.size() && s[pos] != ':') {
-			const int d = ktl::hex_digit(s[pos]);
-
-			if (d < 0 || ++digits > 4)
-				return false;
-			v = v << 4 | static_cast<unsigned int>(d);
-			pos++;
-		}
-		if (digits == 0 || nbytes >= 16)
+		unsigned int v;
+		if (!hex_group(s, &pos, &v) || nbytes >= 16)
 			return false;
 		words[nbytes++] = static_cast<u8>(v >> 8);
 		words[nbytes++] = static_cast<u8>(v);

@@ -9,7 +9,6 @@
 #include <linux/in.h>
 #include <linux/in6.h>
 #include <linux/mutex.h>
-#include <linux/slab.h>
 #include <net/net_namespace.h>
 #include <rdma/rdma_cm.h>
 
@@ -50,34 +49,13 @@ static int srpt_rdma_cm_req_recv(struct rdma_cm_id *cm_id,
 		.private_data = event->param.conn.private_data,
 		.private_data_len = event->param.conn.private_data_len,
 	};
-	struct srpt_os_device *sdev;
-	struct srpt_os_channel *ch;
 	char peer[64];
-	int ret;
 
 	/* The initiator's address (the in-tree target used its own). */
 	snprintf(peer, sizeof(peer), "%pIS", &cm_id->route.addr.dst_addr);
 	info.peer = peer;
-	sdev = srpt_login_begin(cm_id->device);
-	if (!sdev)
-		return -ECONNREFUSED;
-	ch = srpt_channel_alloc(sdev, cm_id->port_num, info.pkey);
-	if (!ch) {
-		ret = -ENOMEM;
-		goto end;
-	}
-	ch->rdma_cm = true;
-	ch->rdma_cm_id = cm_id;
-	cm_id->context = ch;
-	ret = srpt_core_login(sdev->core, cm_id->port_num, ch, &info, &ch->core);
-	if (ret) {
-		/* Rejected: RDMA/CM destroys the id when we return non-zero. */
-		cm_id->context = NULL;
-		kfree(ch);
-	}
-end:
-	srpt_login_end();
-	return ret;
+	return srpt_channel_login(cm_id->device, cm_id->port_num, &info, NULL, cm_id,
+				  &cm_id->context);
 }
 
 /*
