@@ -21,11 +21,14 @@ int Port::set_tpg_enabled(Tpg *tpg, bool enable)
 
 		if (tpg->enabled_.load() == enable)
 			return 0;
-		if (enable && !device()) {
-			srpt_os_log(SRPT_LOG_ERR, "%s port %u: cannot enable %s: the RDMA device is gone\n",
+		/*
+		 * Not an error: targetcli enables every TPG it shows, and
+		 * would fail every command over one orphaned target port.
+		 */
+		if (enable && !device())
+			srpt_os_log(SRPT_LOG_WARN,
+				    "%s port %u: %s enabled, but its RDMA device is gone: no initiator can log in to it\n",
 				    dev_name(), num_, tpg->tport()->name());
-			return -ktl::kENODEV;
-		}
 		tpg->enabled_.store(enable);
 		if (enable)
 			enabled_tpgs_++;
