@@ -479,3 +479,216 @@ unload_all() {
 	done
 	pass "ib_srpt, rdma_rxe, target_core_mod and ib_core unloaded"
 }
+
+# ---- ports scenarios ----
+# Helpers of the scenarios 02-09: target port names, node ACLs, TPG and
+# discovery attributes, module parameters, port events, device removal.
+# Most of it is plain configfs: targetcli knows only the lower-case
+# "ib.<GID>" form, and its refresh fails while a target port of another
+# name exists (rtslib cannot parse it): remove those with cfs_drop_tport
+# before the next tcli.
+
+SRPT_CFS=/sys/kernel/config/target/srpt
+
+# guid_name GID: the GUID-form target port name (xxxx:xxxx:xxxx:xxxx) of a
+# GID of 32 hex digits (rxe_gid): its interface id.
+guid_name() {
+	local g=${1:16:16}
+	printf '%s:%s:%s:%s\n' "${g:0:4}" "${g:4:4}" "${g:8:4}" "${g:12:4}"
+}
+
+# write_attr FILE VALUE: VALUE and a newline in one write(2), as echo.
+# VALUE must hold no newline: bash flushes its stdout at each one.
+write_attr() {
+	printf '%s\n' "$2" >"$1"
+}
+
+_vm_short() {
+	local p=${1#"$SRPT_CFS"/}
+	printf '%s\n' "${p#/sys/module/ib_srpt/}"
+}
+
+# expect_attr FILE VALUE: FILE reads VALUE.
+expect_attr() {
+	local v
+	v=$(<"$1") || fail "cannot read $1"
+	[ "$v" = "$2" ] || fail "$1 reads '$v', expected '$2'"
+	pass "$(_vm_short "$1") = $2"
+}
+
+# expect_attr_set FILE VALUE [READBACK]: writing VALUE succeeds and FILE
+# then reads READBACK (VALUE by default).
+expect_attr_set() {
+	local file=$1 val=$2 want=${3-$2} out rc=0 v
+	out=$(write_attr "$file" "$val" 2>&1) || rc=$?
+	if [ "$rc" != 0 ]; then
+		printf '%s\n' "$out" | _indent
+		fail "writing '$val' to $file failed"
+	fi
+	v=$(<"$file")
+	[ "$v" = "$want" ] || fail "$file reads '$v' after writing '$val'; expected '$want'"
+	pass "$(_vm_short "$file") := '$val', reads $want"
+}
+
+# expect_attr_refused FILE VALUE [REGEX]: writing VALUE fails with an error
+# matching REGEX ("Invalid argument" by default) and FILE keeps its value.
+expect_attr_refused() {
+	local file=$1 val=$2 re=${3:-Invalid argument} out rc=0 old v
+	old=$(<"$file")
+	out=$(write_attr "$file" "$val" 2>&1) || rc=$?
+	[ "$rc" != 0 ] || fail "writing '$val' to $file succeeded; expected a refusal"
+	if ! [[ $out =~ $re ]]; then
+		printf '%s\n' "$out" | _indent
+		fail "writing '$val' to $file: the error does not match /$re/"
+	fi
+	v=$(<"$file")
+	[ "$v" = "$old" ] || fail "a refused write of '$val' changed $file from '$old' to '$v'"
+	pass "$(_vm_short "$file") refuses '$val' ($re), keeps $old"
+}
+
+# expect_mkdir_refused REGEX DIR: mkdir DIR fails with an error matching
+# REGEX ("File exists", "Invalid argument") and leaves no DIR behind.
+expect_mkdir_refused() {
+	local re=$1 dir=$2 out rc=0
+	out=$(timeout "$SRPT_CMD_TIMEOUT" mkdir "$dir" 2>&1) || rc=$?
+	[ "$rc" != 0 ] || fail "mkdir $dir succeeded; expected a refusal (/$re/)"
+	if ! [[ $out =~ $re ]]; then
+		printf '%s\n' "$out" | _indent
+		fail "mkdir $dir: the error does not match /$re/"
+	fi
+	[ ! -e "$dir" ] || fail "mkdir $dir failed, yet $dir exists"
+	pass "mkdir refused ($re), nothing created: $(_vm_short "$dir")"
+}
+
+# expect_entries DIR NAME...: DIR holds exactly these entries (any order).
+expect_entries() {
+	local dir=$1 e want have
+	shift
+	have=$(cd "$dir" && for e in *; do [ -e "$e" ] && printf '%s\n' "$e"; done | LC_ALL=C sort)
+	want=$(printf '%s\n' "$@" | LC_ALL=C sort)
+	[ $# -gt 0 ] || want=
+	if [ "$have" != "$want" ]; then
+		printf '%s\n' "$have" | _indent
+		fail "$dir does not hold exactly: $*"
+	fi
+	pass "$(_vm_short "$dir") holds exactly $# entries"
+}
+
+# cfs_add_lun TPG_DIR N BACKSTORE_DIR: LUN N of the TPG, by hand.
+cfs_add_lun() {
+	mkdir "$1/lun/lun_$2" && ln -s "$3" "$1/lun/lun_$2/srpt_vm_lun"
+}
+
+# cfs_drop_tport NAME: removes $SRPT_CFS/NAME and everything in it, bottom
+# up (mapped LUNs, ACLs, LUNs, TPGs), by hand.
+cfs_drop_tport() {
+	local t=$SRPT_CFS/$1 tpg d l
+	for tpg in "$t"/tpgt_*; do
+		[ -d "$tpg" ] || continue
+		for d in "$tpg"/acls/*/lun_* "$tpg"/lun/lun_*; do
+			[ -d "$d" ] || continue
+			for l in "$d"/*; do
+				[ ! -L "$l" ] || rm -f "$l"
+			done
+			rmdir "$d"
+		done
+		for d in "$tpg"/acls/*; do
+			[ ! -d "$d" ] || rmdir "$d"
+		done
+		rmdir "$tpg"
+	done
+	rmdir "$t"
+}
+
+# backstore NAME: the configfs directory of the backstore NAME.
+backstore() {
+	local d
+	for d in /sys/kernel/config/target/core/*/"$1"; do
+		[ -d "$d" ] && { printf '%s\n' "$d"; return 0; }
+	done
+	fail "no backstore $1"
+}
+
+# expect_live 'KIND N'...: the core's live objects
+# (/sys/kernel/debug/ib_srpt/objects) include these lines.
+expect_live() {
+	local f=/sys/kernel/debug/ib_srpt/objects content l
+	file_has /proc/mounts ' /sys/kernel/debug debugfs ' ||
+		mount -t debugfs debugfs /sys/kernel/debug
+	content=$(<"$f") || fail "cannot read $f"
+	for l in "$@"; do
+		if [[ $'\n'$content$'\n' != *$'\n'"$l"$'\n'* ]]; then
+			printf '%s\n' "$content" | _indent
+			fail "live objects: no '$l'"
+		fi
+	done
+	pass "live objects: $*"
+}
+
+_vm_klog_mark=0
+# klog_mark: from here on expect_klog / expect_no_klog look only
+# at the kernel log lines that follow.
+klog_mark() {
+	_vm_klog_mark=$((_vm_klog_mark + 1))
+	echo "srpt-vm: klog mark $_vm_klog_mark" >/dev/kmsg
+}
+
+# The kernel log since the last klog_mark, whole: a reader that stops at
+# its first match would kill the writer with SIGPIPE (pipefail).
+_vm_klog_new() {
+	local all
+	all=$(dmesg)
+	if [ "$_vm_klog_mark" = 0 ]; then
+		printf '%s\n' "$all"
+	else
+		sed -n "/srpt-vm: klog mark $_vm_klog_mark\$/,\$p" <<<"$all"
+	fi
+}
+
+# expect_klog REGEX: a kernel log line since the last klog_mark
+# matches (ERE).
+expect_klog() {
+	local new line
+	new=$(_vm_klog_new)
+	if line=$(grep -E -m1 -- "$1" <<<"$new"); then
+		pass "dmesg (new): ${line#\[*\] }"
+		return 0
+	fi
+	fail "no dmesg line since mark $_vm_klog_mark matches /$1/"
+}
+
+# expect_no_klog REGEX: no kernel log line since the last klog_mark
+# matches (ERE).
+expect_no_klog() {
+	local new lines
+	new=$(_vm_klog_new)
+	if lines=$(grep -E -- "$1" <<<"$new"); then
+		printf '%s\n' "$lines" | _indent
+		fail "dmesg since mark $_vm_klog_mark has lines matching /$1/"
+	fi
+	pass "no dmesg line since mark $_vm_klog_mark matches /$1/"
+}
+
+# port_state DEV STATE: port 1 of the RDMA device DEV is in STATE (ACTIVE,
+# DOWN); for wait_for.
+port_state() {
+	file_has "/sys/class/infiniband/$1/ports/1/state" "$2"
+}
+
+# expect_tport_taken NAME: mkdir $SRPT_CFS/NAME is refused because its
+# RDMA port already has a target port of that name form: the core's
+# EEXIST, logged as "... already exists" (LIO's mkdir reports every
+# fabric_make_wwn failure as EINVAL), and nothing is created.
+expect_tport_taken() {
+	klog_mark
+	expect_mkdir_refused 'Invalid argument' "$SRPT_CFS/$1"
+	expect_klog "ib_srpt: [^ ]+ port [0-9]+: target port [0-9a-fx:]+ already exists\$"
+}
+
+# klog_has REGEX: some kernel log line since the last klog_mark matches
+# (ERE); for wait_for.
+klog_has() {
+	local new
+	new=$(_vm_klog_new)
+	grep -qE -- "$1" <<<"$new"
+}
