@@ -10,12 +10,13 @@
 . "$SRPT_ROOT/tests/vm/lib.sh"
 
 kver=$(uname -r)
+kver_re=$(ere_quote "$kver")
 stage=$SRPT_ROOT/build/install-vm/$kver/lib/modules/$kver
 expect_ok test -e "$stage/modules.dep"
 expect_ok mount --bind "$stage" "/lib/modules/$kver"
 expect_ok sh -c "ls /lib/modules/$kver/updates/ib_srpt.ko*"
 expect_ok modinfo ib_srpt
-expect_output "^filename: +/lib/modules/$kver/updates/ib_srpt\\.ko"
+expect_output "^filename: +/lib/modules/$kver_re/updates/ib_srpt\\.ko"
 expect_output '^version: +[0-9]+\.[0-9]+\.[0-9]+'
 expect_output '^description: +SCSI RDMA Protocol target'
 expect_output '^license: +GPL'

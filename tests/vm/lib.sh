@@ -140,6 +140,12 @@ expect_output() {
 	fail "output does not match /$1/"
 }
 
+# ere_quote TEXT: TEXT as an ERE matching itself (kernel releases hold
+# '+' and '.').
+ere_quote() {
+	sed 's/[][\\.^$*+?(){}|]/\\&/g' <<<"$1"
+}
+
 # expect_dmesg REGEX: some kernel log line matches (ERE).
 expect_dmesg() {
 	local line
