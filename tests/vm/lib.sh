@@ -143,13 +143,17 @@ expect_output() {
 # ere_quote TEXT: TEXT as an ERE matching itself (kernel releases hold
 # '+' and '.').
 ere_quote() {
+	# shellcheck disable=SC2001 # a class of characters, not one string
 	sed 's/[][\\.^$*+?(){}|]/\\&/g' <<<"$1"
 }
 
 # expect_dmesg REGEX: some kernel log line matches (ERE).
 expect_dmesg() {
-	local line
-	if line=$(dmesg | grep -E -m1 -- "$1"); then
+	local log line
+	# Not `dmesg | grep -m1`: grep leaving early would kill dmesg with
+	# SIGPIPE and fail the pipeline (pipefail).
+	log=$(dmesg)
+	if line=$(grep -E -m1 -- "$1" <<<"$log"); then
 		pass "dmesg: ${line#\[*\] }"
 		return 0
 	fi
