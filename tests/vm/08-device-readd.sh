@@ -13,11 +13,7 @@
 # shellcheck source-path=SCRIPTDIR source=initiator.sh
 . "$SRPT_ROOT/tests/vm/initiator.sh"
 
-tcli_start
-setup_rxe rxe0 10.200.0.1/24
-load_srpt
-load_scsi_initiator_bits
-gid=$(rxe_gid rxe0)
+srp_loopback
 guid=$(guid_name "$gid")
 t=$SRPT_CFS/0x$gid/tpgt_1
 

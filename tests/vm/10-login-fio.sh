@@ -10,12 +10,8 @@
 # shellcheck source-path=SCRIPTDIR source=initiator.sh
 . "$SRPT_ROOT/tests/vm/initiator.sh"
 
-tcli_start
-setup_rxe rxe0 10.200.0.1/24
 # shellcheck disable=SC2086 # parameters are words on purpose
-load_srpt ${SRPT_PARAMS:-}
-load_scsi_initiator_bits
-gid=$(rxe_gid rxe0)
+srp_loopback ${SRPT_PARAMS:-}
 rdma_cm_port=5555
 
 expect_ok tcli "/backstores/ramdisk create rd0 64M" \

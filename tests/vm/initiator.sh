@@ -1,23 +1,254 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # shellcheck shell=bash
-# The in-tree SRP initiator (ib_srp) inside the test VM, for scenarios that
-# source it after lib.sh.
+# The in-tree SRP initiator (ib_srp) inside the test VM, and what the
+# scenarios that serve LUNs share: the target's configuration, its live
+# object counters, the RC queue pairs, the kernel log since a mark and
+# fio. Scenarios source it after lib.sh. Like lib.sh's helpers, these
+# start as few programs as they can (each costs ~0.15 s under TCG).
 
-# srp_login DEV GID ADDR PORT [OPTIONS]: log in over RDMA/CM. With
+# ---------------------------------------------------------------------------
+# The target side.
+# ---------------------------------------------------------------------------
+
+# srp_loopback [PARAM=VALUE...]: where the scenarios that serve a LUN to
+# the initiator in the same guest start: targetcli's daemon, rxe0 on
+# 10.200.0.1/24, our module loaded with the PARAMs, the SCSI disk drivers.
+# Sets gid to rxe0's GID.
+# shellcheck disable=SC2120 # the parameters are optional
+srp_loopback() {
+	tcli_start
+	setup_rxe rxe0 10.200.0.1/24
+	load_srpt "$@"
+	load_scsi_initiator_bits
+	gid=$(rxe_gid rxe0)
+}
+
+# srpt_tpg GID: the configfs directory of the TPG of target port 0x<GID>.
+srpt_tpg() {
+	printf '%s\n' "/sys/kernel/config/target/srpt/0x$1/tpgt_1"
+}
+
+# srpt_serve GID PORT SIZE [SIZE...] [acl=0]: a target port named after
+# GID with one ramdisk LUN per SIZE (rd0 = LUN 0, ...), an ACL for the
+# initiator port id GID (unless acl=0) and RDMA/CM logins on PORT.
+srpt_serve() {
+	local gid=$1 port=$2 acl=1 i=0 s cmds=()
+	shift 2
+	cmds+=("/srpt create ib.$gid")
+	for s in "$@"; do
+		case "$s" in
+		acl=*) acl=${s#acl=}; continue ;;
+		esac
+		cmds+=("/backstores/ramdisk create rd$i $s" "/srpt/ib.$gid/luns create /backstores/ramdisk/rd$i")
+		i=$((i + 1))
+	done
+	[ "$acl" = 0 ] || cmds+=("/srpt/ib.$gid/acls create ib.$gid")
+	expect_ok tcli "${cmds[@]}"
+	expect_ok sh -c "echo $port >/sys/kernel/config/target/srpt/discovery_auth/rdma_cm_port"
+}
+
+# srpt_use_srq GID 0|1: the TPG attribute use_srq (set it before a login).
+srpt_use_srq() {
+	local f
+	f="$(srpt_tpg "$1")/attrib/use_srq"
+	echo "$2" >"$f" || fail "cannot set use_srq=$2"
+	[ "$(<"$f")" = "$2" ] || fail "use_srq reads $(<"$f") after writing $2"
+	pass "use_srq=$2"
+}
+
+# srpt_stats GID: the statistics of the target port 0x<GID> (its TPG's
+# statistics file: "name value" lines).
+srpt_stats() {
+	local s
+	s=$(<"$(srpt_tpg "$1")/statistics") || fail "cannot read the statistics of 0x$1"
+	printf '%s\n' "$s"
+}
+
+# stat_delta BEFORE AFTER NAME: how much the counter NAME grew between two
+# srpt_stats snapshots.
+stat_delta() {
+	awk -v n="$3" 'NR == FNR { if ($1 == n) b = $2; next }
+		$1 == n { print $2 - b; f = 1 } END { exit !f }' \
+		<(printf '%s\n' "$1") <(printf '%s\n' "$2") || fail "no counter $3 in the statistics"
+}
+
+# expect_no_stat_errors BEFORE AFTER [NAME...]: none of the error counters
+# (and none of the NAMEs) moved between two srpt_stats snapshots.
+expect_no_stat_errors() {
+	local before=$1 after=$2 n d moved=
+	shift 2
+	for n in errors_malformed_iu errors_no_memory errors_send errors_rdma_read \
+		errors_unknown_iu dropped_commands "$@"; do
+		d=$(stat_delta "$before" "$after" "$n")
+		[ "$d" = 0 ] || moved+=" $n+$d"
+	done
+	[ -z "$moved" ] || fail "error counters moved:$moved"
+	pass "no error counter moved${*:+ (nor $*)}"
+}
+
+# ---------------------------------------------------------------------------
+# The core's live objects (/sys/kernel/debug/ib_srpt/objects).
+# ---------------------------------------------------------------------------
+_vm_objects=/sys/kernel/debug/ib_srpt/objects
+
+# srpt_objects: the counters on one line ("devices 1 ports 1 ...").
+srpt_objects() {
+	local o
+	if [ ! -e "$_vm_objects" ] && [ ! -d /sys/kernel/debug/block ]; then
+		timeout "$SRPT_CMD_TIMEOUT" mount -t debugfs debugfs /sys/kernel/debug
+	fi
+	o=$(<"$_vm_objects") || fail "cannot read $_vm_objects"
+	printf '%s\n' "${o//$'\n'/ }"
+}
+
+# srpt_object COUNTER: one counter's value (channels, commands, ...).
+srpt_object() {
+	local o
+	o=" $(srpt_objects) "
+	o=${o#* "$1" }
+	printf '%s\n' "${o%% *}"
+}
+
+# expect_objects BASELINE [SECONDS]: the counters come back to BASELINE (a
+# line of srpt_objects) within SECONDS (20): releases are asynchronous.
+expect_objects() {
+	local want=$1 secs=${2:-20} now deadline
+	deadline=$((SECONDS + secs))
+	while now=$(srpt_objects) && [ "$now" != "$want" ]; do
+		if [ "$SECONDS" -ge "$deadline" ]; then
+			printf '%s\n' "want: $want" "have: $now" | _indent
+			fail "the core's live objects are not back to their baseline within ${secs}s"
+		fi
+		sleep 0.2
+	done
+	pass "live objects at baseline: $now"
+}
+
+# ---------------------------------------------------------------------------
+# The kernel log since a mark.
+# ---------------------------------------------------------------------------
+
+# dmesg_mark: puts a unique mark into the kernel log and prints it, for
+# the functions below: mark=$(dmesg_mark).
+dmesg_mark() {
+	local m="srpt-vm: mark ${EPOCHREALTIME/./}"
+	echo "$m" >/dev/kmsg
+	printf '%s\n' "$m"
+}
+
+# _vm_dmesg_since MARK: the kernel log lines after MARK.
+_vm_dmesg_since() {
+	dmesg | awk -v m="$1" 'found { print; next } index($0, m) { found = 1 }'
+}
+
+# dmesg_count_since MARK REGEX: how many kernel log lines after MARK match.
+dmesg_count_since() {
+	_vm_dmesg_since "$1" | grep -cE -- "$2" || true
+}
+
+# expect_dmesg_since MARK REGEX [COUNT]: a kernel log line after MARK
+# matches (ERE); with COUNT, exactly COUNT lines do.
+expect_dmesg_since() {
+	local lines n
+	lines=$(_vm_dmesg_since "$1" | grep -E -- "$2" || true)
+	n=0
+	[ -z "$lines" ] || n=$(wc -l <<<"$lines")
+	if [ -n "${3:-}" ]; then
+		[ "$n" = "$3" ] || fail "$n kernel log lines match /$2/ since the mark, not $3"
+		pass "dmesg: $n lines match /$2/"
+		return 0
+	fi
+	[ "$n" -gt 0 ] || fail "no kernel log line since the mark matches /$2/"
+	lines=${lines%%$'\n'*}
+	pass "dmesg: ${lines#\[*\] }"
+}
+
+# wait_dmesg_since SECONDS MARK REGEX: until a kernel log line after MARK
+# matches.
+wait_dmesg_since() {
+	local secs=$1 deadline line
+	deadline=$((SECONDS + secs))
+	# Not grep -m1 in the pipe: an early exit fails it (pipefail).
+	until line=$(_vm_dmesg_since "$2") && line=$(grep -E -m1 -- "$3" <<<"$line"); do
+		[ "$SECONDS" -lt "$deadline" ] || fail "no kernel log line matches /$3/ within ${secs}s"
+		sleep 0.3
+	done
+	pass "dmesg: ${line#\[*\] }"
+}
+
+# ---------------------------------------------------------------------------
+# The RC queue pairs (both ends of every channel are in this guest).
+# ---------------------------------------------------------------------------
+
+# rc_qp_psns: "lqpn sq-psn" of every RC queue pair, one per line.
+rc_qp_psns() {
+	timeout "$SRPT_CMD_TIMEOUT" rdma res show qp | awk '
+		/ type RC / {
+			for (i = 1; i < NF; i++) {
+				if ($i == "lqpn") q = $(i + 1)
+				if ($i == "sq-psn") p = $(i + 1)
+			}
+			print q, p
+		}'
+}
+
+# expect_qps_busy BEFORE AFTER COUNT MIN: COUNT RC queue pairs (both
+# ends of COUNT/2 channels), each of which sent at least MIN packets
+# between the two rc_qp_psns snapshots.
+expect_qps_busy() {
+	local res
+	res=$(awk -v n="$3" -v min="$4" '
+		NR == FNR { before[$1] = $2; next }
+		{
+			d = ($2 - before[$1] + 16777216) % 16777216
+			if (!($1 in before)) { print "new QP " $1; bad = 1 }
+			else if (d < min) { print "QP " $1 " sent only " d " packets"; bad = 1 }
+			list = list " " $1 ":" d
+			qps++
+		}
+		END {
+			if (qps != n) { print qps " RC QPs, not " n; bad = 1 }
+			print "packets sent per QP:" list
+			exit bad
+		}' <(printf '%s\n' "$1") <(printf '%s\n' "$2")) || {
+		printf '%s\n' "$res" | _indent
+		fail "not every one of the $3 RC queue pairs carried I/O"
+	}
+	pass "all $3 RC queue pairs carried I/O ($res)"
+}
+
+# ---------------------------------------------------------------------------
+# The initiator: ib_srp.
+# ---------------------------------------------------------------------------
+
+# srp_target_spec GID ADDR PORT [OPTIONS]: the add_target line. With
 # initiator_ext = the GID's first 8 bytes, the initiator port id is the
 # port's GID, so a targetcli ACL ib.<GID> admits it.
-srp_login() {
-	local dev=$1 gid=$2 addr=$3 port=$4 opts=${5:-} sg
-	timeout "$SRPT_CMD_TIMEOUT" modprobe ib_srp
+srp_target_spec() {
+	local gid=$1 sg
 	sg=$(</sys/module/ib_srpt/parameters/srpt_service_guid)
 	sg=${sg#0x}
-	local target="id_ext=$sg,ioc_guid=$sg,initiator_ext=${gid:0:16},dest=$addr:$port${opts:+,$opts}"
-	local add=/sys/class/infiniband_srp/srp-$dev-1/add_target
-	wait_for 10 "ib_srp sees $dev" test -w "$add"
+	printf '%s\n' "id_ext=$sg,ioc_guid=$sg,initiator_ext=${gid:0:16},dest=$2:$3${4:+,$4}"
+}
+
+# _vm_srp_add DEV: the add_target file of ib_srp for DEV port 1, once
+# ib_srp is loaded and sees DEV.
+_vm_srp_add() {
+	local add=/sys/class/infiniband_srp/srp-$1-1/add_target
+	[ -e /sys/module/ib_srp ] || timeout "$SRPT_CMD_TIMEOUT" modprobe ib_srp
+	[ -w "$add" ] || wait_for 10 "ib_srp sees $1" test -w "$add"
+	printf '%s\n' "$add"
+}
+
+# srp_login DEV GID ADDR PORT [OPTIONS]: log in over RDMA/CM. OPTIONS are
+# more add_target options, comma-separated (ch_count=4).
+srp_login() {
+	local target add i
+	target=$(srp_target_spec "$2" "$3" "$4" "${5:-}")
+	add=$(_vm_srp_add "$1")
 	# A logout completes asynchronously: an immediate re-login may
 	# find the old one still there (EEXIST); retry briefly.
-	local i
-	for i in $(seq 50); do
+	for ((i = 0; i < 50; i++)); do
 		if echo "$target" >"$add" 2>/dev/null; then
 			pass "ib_srp logged in: $target"
 			return 0
@@ -27,10 +258,34 @@ srp_login() {
 	echo "$target" >"$add" || fail "ib_srp login failed: $target"
 }
 
+# srp_login_fails DEV GID ADDR PORT [OPTIONS]: add_target must fail.
+srp_login_fails() {
+	local target add err
+	target=$(srp_target_spec "$2" "$3" "$4" "${5:-}")
+	add=$(_vm_srp_add "$1")
+	if err=$( (echo "$target" >"$add") 2>&1); then
+		fail "ib_srp logged in, but the login should have been refused: $target"
+	fi
+	pass "ib_srp login refused: ${err##*: }"
+}
+
+# srp_disks: the SCSI disks of the SRP targets in LUN order, one per line.
+srp_disks() {
+	local d luns=()
+	for d in /sys/class/srp_remote_ports/*/device/../target*/*/block/*; do
+		[ -e "$d" ] || continue
+		# .../target0:0:0/0:0:0:<lun>/block/sdX
+		local h=${d%/block/*}
+		luns[${h##*:}]=${d##*/}
+	done
+	[ ${#luns[@]} -gt 0 ] || return 1
+	printf '%s\n' "${luns[@]}"
+}
+
 # srp_disk: the SCSI disk of the (single) SRP target, once it appeared.
 srp_disk() {
-	local d
-	for _ in $(seq 100); do
+	local d i
+	for ((i = 0; i < 100; i++)); do
 		# The disks hang under the SCSI host that owns the remote port.
 		for d in /sys/class/srp_remote_ports/*/device/../target*/*/block/*; do
 			[ -e "$d" ] && { echo "${d##*/}"; return 0; }
@@ -40,11 +295,81 @@ srp_disk() {
 	fail "no SRP disk appeared"
 }
 
+# srp_wait_disks N: until the SRP targets have N disks; prints them.
+srp_wait_disks() {
+	local i disks
+	for ((i = 0; i < 100; i++)); do
+		if disks=$(srp_disks) && [ "$(wc -l <<<"$disks")" -ge "$1" ]; then
+			printf '%s\n' "$disks"
+			return 0
+		fi
+		sleep 0.1
+	done
+	fail "not $1 SRP disks within 10s: ${disks:-none}"
+}
+
+# srp_host: the SCSI host directory (/sys/class/scsi_host/hostN) of the
+# single SRP target: the one with ib_srp's attributes.
+srp_host() {
+	local h
+	for h in /sys/class/scsi_host/host*; do
+		[ -e "$h/ch_count" ] && { printf '%s\n' "$h"; return 0; }
+	done
+	fail "no SRP SCSI host"
+}
+
+# srp_rport_state: the state of the single SRP remote port (running,
+# blocked, fail-fast, lost), or "none".
+srp_rport_state() {
+	local p
+	for p in /sys/class/srp_remote_ports/*/state; do
+		[ -e "$p" ] && { printf '%s\n' "$(<"$p")"; return 0; }
+	done
+	echo none
+}
+
+# srp_rport_tmo RECONNECT FAST_IO_FAIL: how soon every SRP remote port
+# tries to reconnect and fails I/O after its channels broke.
+srp_rport_tmo() {
+	local p
+	for p in /sys/class/srp_remote_ports/*; do
+		[ -e "$p/state" ] || continue
+		{ echo "$1" >"$p/reconnect_delay" && echo "$2" >"$p/fast_io_fail_tmo"; } ||
+			fail "cannot set the timeouts of ${p##*/}"
+	done
+	pass "SRP remote ports: reconnect_delay $1 s, fast_io_fail_tmo $2 s"
+}
+
 # srp_logout: every SRP remote port deleted.
 srp_logout() {
 	local p
 	for p in /sys/class/srp_remote_ports/*; do
 		[ -e "$p/delete" ] && echo 1 >"$p/delete"
 	done
-	wait_for 30 "SRP remote ports gone" sh -c '! ls /sys/class/srp_remote_ports/* >/dev/null 2>&1'
+	wait_for 30 "SRP remote ports gone" _vm_no_rports
+}
+
+_vm_no_rports() {
+	! compgen -G '/sys/class/srp_remote_ports/*' >/dev/null
+}
+
+# ---------------------------------------------------------------------------
+# fio.
+# ---------------------------------------------------------------------------
+
+# fio_summary: one line per job of the terse fio output in VM_LAST_OUTPUT
+# (read and written KiB, IOPS, error).
+fio_summary() {
+	awk -F';' '
+		$1 == 3 {
+			printf "    fio %-14s read %6d KiB %6d IOPS, write %6d KiB %6d IOPS, error %d\n",
+				$3, $6, $8, $47, $49, $5
+		}' <<<"$VM_LAST_OUTPUT"
+}
+
+# expect_fio ARG...: fio with ARGs (terse output) must succeed; prints a
+# summary line per job.
+expect_fio() {
+	expect_ok fio --output-format=terse "$@"
+	fio_summary
 }

@@ -1,0 +1,140 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+# Task management during I/O, with use_srq=0 and 1, on a LUN whose backend
+# takes 100 ms per request. While fio writes blocks with crc32c headers
+# over both of ib_srp's channels, 16 at a time on each:
+# - `sg_reset --device` makes ib_srp send an SRP LUN RESET; LIO aborts
+#   the commands executing on the LUN: those of the channel that carried
+#   the LUN RESET without a response (the target counts aborted tasks):
+#   ib_srp finds them timed out (the disk's SCSI timeout is 6 s here) and
+#   aborts them with SRP ABORT TASK before the SCSI layer retries them;
+#   those of the other channel (another LIO session) with TASK ABORTED,
+#   which the SCSI layer retries at once;
+# - `sg_reset --target` escalates (ib_srp has no target reset) to a host
+#   reset: ib_srp logs its channels out and in again, failing back and
+#   retrying what was in flight.
+# Both resets must succeed and fio then reads back and verifies what it
+# wrote. A write that a reset aborts may come back to fio as an I/O error
+# (EIO, accepted), never as data that verifies wrong; a separate
+# write+verify pass afterwards must pass with 0 errors. After the logout
+# the core's live objects are back at their baseline.
+# vm-timeout: 600
+# shellcheck source-path=SCRIPTDIR source=lib.sh
+. "$SRPT_ROOT/tests/vm/lib.sh"
+# shellcheck source-path=SCRIPTDIR source=initiator.sh
+. "$SRPT_ROOT/tests/vm/initiator.sh"
+
+srp_loopback
+port=5555
+# The LUN: a memory-backed null_blk that completes each request after
+# 100 ms, so that a reset finds commands executing in LIO's backend.
+expect_ok modprobe null_blk nr_devices=1 gb=1 memory_backed=1 irqmode=2 completion_nsec=100000000
+wait_for 10 "/dev/nullb0" test -b /dev/nullb0
+expect_ok tcli "/backstores/block create nb0 /dev/nullb0" "/srpt create ib.$gid" \
+	"/srpt/ib.$gid/luns create /backstores/block/nb0" "/srpt/ib.$gid/acls create ib.$gid"
+expect_ok sh -c "echo $port >/sys/kernel/config/target/srpt/discovery_auth/rdma_cm_port"
+# LIO logs each command that a LUN reset aborts ("LUN_RESET: ITT[...]").
+srpt_objects >/dev/null # mounts debugfs
+echo 'file target_core_tmr.c +p' >/sys/kernel/debug/dynamic_debug/control
+fio_common=(--direct=1 --ioengine=libaio --verify=crc32c --randrepeat=0)
+
+# fio_start NAME: fio writes blocks with crc32c headers in the
+# background, then reads them back and verifies them: one job per CPU,
+# so per channel, on its own half of 16 MiB, 16 writes at a time each.
+# Returns once 16 writes are in flight; sets fio_pid and fio_out.
+fio_start() {
+	fio_out=/tmp/fio-$1.out
+	fio --output-format=terse --direct=1 --ioengine=libaio --filename="/dev/$disk" \
+		--name="$1" --numjobs=2 --cpus_allowed=0-1 --cpus_allowed_policy=split \
+		--rw=randwrite --bsrange=4k-256k --iodepth=16 --size=8m --offset_increment=8m \
+		--verify=crc32c --do_verify=1 --randrepeat=0 >"$fio_out" 2>&1 &
+	fio_pid=$!
+	# /sys/block/*/inflight: reads, writes.
+	local inflight deadline=$((SECONDS + 60))
+	while read -r -a inflight <"/sys/block/$disk/inflight" && [ "${inflight[1]}" -lt 16 ]; do
+		kill -0 "$fio_pid" 2>/dev/null || fail "fio $1 ended before the reset"
+		[ "$SECONDS" -lt "$deadline" ] || fail "fio $1: not 16 writes in flight within 60 s"
+		sleep 0.05
+	done
+	pass "fio $1 is writing (${inflight[1]} writes in flight)"
+}
+
+# fio_end: fio_start's fio ended: with 0 errors, or with EIO only.
+fio_end() {
+	local rc=0 err
+	wait_for 120 "fio ended" _fio_ended
+	wait "$fio_pid" || rc=$?
+	VM_LAST_OUTPUT=$(<"$fio_out")
+	fio_summary
+	if [ "$rc" = 0 ]; then
+		pass "fio wrote and verified across the reset, 0 errors"
+		return 0
+	fi
+	_indent <"$fio_out"
+	# Aborted I/O (EIO), never data that verifies wrong (EILSEQ).
+	err=$(awk -F';' '$1 == 3 && $5 != 0 && $5 != 5 { print $3 ": error " $5 }' "$fio_out")
+	[ -z "$err" ] || fail "fio failed (status $rc): $err"
+	grep -q '^3;' "$fio_out" || fail "fio failed (status $rc) without a result"
+	pass "fio saw EIO from aborted commands (accepted), no wrong data"
+}
+
+_fio_ended() { ! kill -0 "$fio_pid" 2>/dev/null; }
+
+for srq in 0 1; do
+	log "---- use_srq=$srq ----"
+	srpt_use_srq "$gid" "$srq"
+	base=$(srpt_objects)
+	srp_login rxe0 "$gid" 10.200.0.1 "$port"
+	disk=$(srp_disk)
+	nch=$(<"$(srp_host)/ch_count")
+	echo 6 >"/sys/block/$disk/device/timeout"
+
+	# LUN reset.
+	mark=$(dmesg_mark)
+	stats=$(srpt_stats "$gid")
+	fio_start lun-reset
+	expect_ok sg_reset --device "/dev/$disk"
+	expect_dmesg_since "$mark" "SRP reset_device called"
+	expect_dmesg_since "$mark" "LUN_RESET: TMR caller fabric: srpt initiator port 0x$gid"
+	expect_dmesg_since "$mark" "LUN_RESET: TMR for \\[iblock\\] Complete"
+	fio_end
+	after=$(srpt_stats "$gid")
+	tmfs=$(stat_delta "$stats" "$after" task_management)
+	aborted=$(stat_delta "$stats" "$after" aborted_tasks)
+	lio=$(dmesg_count_since "$mark" "LUN_RESET: ITT")
+	srp=$(dmesg_count_since "$mark" "Sending SRP abort for tag")
+	# LIO aborts silently what came over the channel of the LUN RESET
+	# (ib_srp's first), and answers TASK ABORTED for what came over the
+	# other channel: a session of its own for LIO.
+	[ "$aborted" -ge 1 ] || fail "the LUN reset aborted no command of its own channel"
+	[ "$lio" -gt "$aborted" ] || fail "the LUN reset aborted no command of the other channel"
+	if [ "$srp" -lt 1 ] || [ "$tmfs" -lt $((1 + srp)) ]; then
+		fail "$tmfs task management requests, $srp SRP aborts: expected a LUN RESET and ABORT TASKs"
+	fi
+	pass "the LUN reset aborted $lio commands in flight: $aborted silently (ib_srp aborted" \
+		"$srp after their timeout: $tmfs task management requests in all)," \
+		"$((lio - aborted)) with TASK ABORTED"
+	expect_no_stat_errors "$stats" "$after"
+
+	# Target reset, which becomes a host reset: a relogin of every channel.
+	mark=$(dmesg_mark)
+	fio_start target-reset
+	expect_ok sg_reset --target "/dev/$disk"
+	expect_dmesg_since "$mark" "SRP reset_host called"
+	expect_dmesg_since "$mark" "ib_srp: reconnect succeeded"
+	wait_dmesg_since 30 "$mark" "ib_srpt: rxe0 port 1: 10\\.200\\.0\\.1 logged out"
+	fio_end
+	[ "$(srpt_object channels)" = "$nch" ] ||
+		fail "the core counts $(srpt_object channels) channels, ib_srp $nch"
+
+	# Everything still works: write and verify the whole LUN.
+	expect_fio "${fio_common[@]}" --verify_fatal=1 --name=after-resets --filename="/dev/$disk" \
+		--rw=randwrite --bsrange=512-1m --iodepth=16 --size=8m
+	srp_logout
+	expect_objects "$base"
+done
+
+expect_ok tcli "clearconfig confirm=True"
+expect_ok modprobe -r null_blk
+unload_all
+check_dmesg
