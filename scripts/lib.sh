@@ -1,7 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0-only
+# shellcheck shell=bash
 # Shared helpers of the project's scripts: step logging with timing, the
 # cache directory, and the supported kernels.
 
+export SRPT_ROOT
 SRPT_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 # Long builds (KUnit's UML kernel, the VM initramfs) live outside the repo.
 SRPT_CACHE=${SRPT_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/srpt}
@@ -33,7 +35,9 @@ kernel_release() {
 		"$series".*-amd64 | "$series".*+deb12-amd64) ;;
 		*) continue ;;
 		esac
-		[ -e "/boot/vmlinuz-$k" ] && [ -e "/lib/modules/$k/build/Makefile" ] || continue
+		if [ ! -e "/boot/vmlinuz-$k" ] || [ ! -e "/lib/modules/$k/build/Makefile" ]; then
+			continue
+		fi
 		best=$(printf '%s\n%s\n' "$best" "$k" | sed '/^$/d' | sort -V | tail -n1)
 	done
 	[ -n "$best" ] || return 1

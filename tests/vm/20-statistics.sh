@@ -10,11 +10,7 @@
 # shellcheck source-path=SCRIPTDIR source=initiator.sh
 . "$SRPT_ROOT/tests/vm/initiator.sh"
 
-tcli_start
-setup_rxe rxe0 10.200.0.1/24
-load_srpt
-load_scsi_initiator_bits
-gid=$(rxe_gid rxe0)
+srp_loopback
 wwn=/sys/kernel/config/target/srpt/0x$gid
 # The port's statistics are in its TPG (srpt has one per target port).
 port_stats=$wwn/tpgt_1/statistics
@@ -31,10 +27,10 @@ stat() {
 expect_stat() {
 	local v
 	v=$(stat "$1" "$2") || fail "no $2 in $1"
-	if [ "$v" "$3" "$4" ]; then
+	if test "$v" "$3" "$4"; then
 		pass "$2 = $v ($3 $4) in ${1#/sys/kernel/config/target/srpt/}"
 	else
-		cat "$1" | _indent
+		_indent <"$1"
 		fail "$2 = $v, expected $3 $4"
 	fi
 }
@@ -80,12 +76,16 @@ for e in errors_malformed_iu errors_no_memory errors_send errors_rdma_read error
 	expect_stat "$acl/statistics" "$e" -eq 0
 done
 lat=$(awk '$1 ~ /^latency_/ { s += $2 } END { print s }' "$acl/statistics")
-cmds=$(stat "$acl/statistics" commands)
-[ "$lat" -eq "$cmds" ] || fail "latency buckets sum to $lat, not the $cmds commands"
-pass "latency buckets count every command ($cmds)"
+ncmds=$(stat "$acl/statistics" commands)
+[ "$lat" -eq "$ncmds" ] || fail "latency buckets sum to $lat, not the $ncmds commands"
+pass "latency buckets count every command ($ncmds)"
 expect_stat "$acl/statistics" credits -gt 0
 
 srp_logout
+# The target counts the logout when it has released the channel, which
+# may be a little after ib_srp let go of it.
+_one_logout() { [ "$(stat "$port_stats" logouts)" = 1 ]; }
+wait_for 20 "the port counts the logout" _one_logout
 expect_stat "$port_stats" logouts -eq 1
 expect_stat "$port_stats" channels -eq 0
 # The port keeps the counts of channels that went.
