@@ -347,11 +347,19 @@ srp_logout() {
 		[ -e "$p/delete" ] && echo 1 >"$p/delete"
 	done
 	wait_for 30 "SRP remote ports gone" _vm_no_rports
+	# Our target releases a channel (and logs "logged out") a little after
+	# ib_srp let go of it: wait for that too, so that what follows sees
+	# the logout complete. The in-tree target (bench) counts nothing.
+	if [ -e /sys/module/ib_srpt ] && [[ $(</sys/module/ib_srpt/taint) == *O* ]]; then
+		wait_for 30 "the target released every channel" _vm_no_channels
+	fi
 }
 
 _vm_no_rports() {
 	! compgen -G '/sys/class/srp_remote_ports/*' >/dev/null
 }
+
+_vm_no_channels() { [ "$(srpt_object channels)" = 0 ]; }
 
 # ---------------------------------------------------------------------------
 # fio.
