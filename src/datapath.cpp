@@ -348,15 +348,7 @@ void Cmd::queue_response(const srpt_cmd_status &st, bool with_data)
 	with_data = with_data && dir == SRPT_DATA_IN && n_rdma;
 	if (with_data)
 		ch_->stats().add(Stat::kBytesRead, data_len);
-	respond(with_data ? n_rdma : 0, with_data, [&](u32 delta) {
-		RspHeader h;
-
-		h.tag = tag;
-		h.req_lim_delta = delta;
-		h.req_sol_not = sol_not;
-		return build_cmd_rsp(h, st, ch_->max_ti_iu_len(),
-				     ktl::MutableBytes(rsp_buf, rsp_size));
-	});
+	respond_status(st, with_data ? n_rdma : 0, with_data);
 }
 
 void Cmd::respond_local_status(u8 scsi_status, const u8 *sense, u32 sense_len)
@@ -368,7 +360,13 @@ void Cmd::respond_local_status(u8 scsi_status, const u8 *sense, u32 sense_len)
 	st.scsi_status = scsi_status;
 	st.sense = sense;
 	st.sense_len = sense_len;
-	respond(0, false, [&](u32 delta) {
+	respond_status(st, 0, false);
+}
+
+/* An SRP_RSP carrying st, behind extra_wrs RDMA WRITEs of read data. */
+void Cmd::respond_status(const srpt_cmd_status &st, u32 extra_wrs, bool with_data)
+{
+	respond(extra_wrs, with_data, [&](u32 delta) {
 		RspHeader h;
 
 		h.tag = tag;

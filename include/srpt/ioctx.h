@@ -99,6 +99,7 @@ public:
 private:
 	/* Reserves the send queue, builds the IU with @build(delta), posts. */
 	template <typename Build> void respond(ktl::u32 extra_wrs, bool with_data, Build build);
+	void respond_status(const srpt_cmd_status &st, ktl::u32 extra_wrs, bool with_data);
 	void fail_response();
 
 	ktl::Atomic<ktl::u8> state_{static_cast<ktl::u8>(CmdState::kDone)};
