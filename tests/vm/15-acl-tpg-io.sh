@@ -90,7 +90,8 @@ io_start
 mark=$(dmesg_mark)
 expect_ok tcli "/srpt/ib.$gid/acls delete ib.$gid"
 expect_dmesg_since "$mark" "ib_srpt: rxe0 port 1: logging out 10\\.200\\.0\\.1: its ACL or session was removed"
-expect_dmesg_since "$mark" "ib_srpt: rxe0 port 1: 10\\.200\\.0\\.1 logged out"
+# The session goes at once; the channel is released after its QP drained.
+wait_dmesg_since 30 "$mark" "ib_srpt: rxe0 port 1: 10\\.200\\.0\\.1 logged out"
 io_failed
 expect_objects "$base"
 # ib_srp keeps trying; the target refuses it.
@@ -112,7 +113,8 @@ mark=$(dmesg_mark)
 expect_ok sh -c "echo 0 >$tpg/enable"
 expect_dmesg_since "$mark" "ib_srpt: rxe0 port 1: target port 0x$gid disabled"
 expect_dmesg_since "$mark" "ib_srpt: rxe0 port 1: logging out 10\\.200\\.0\\.1: its TPG was disabled"
-expect_dmesg_since "$mark" "ib_srpt: rxe0 port 1: 10\\.200\\.0\\.1 logged out"
+# The session goes at once; the channel is released after its QP drained.
+wait_dmesg_since 30 "$mark" "ib_srpt: rxe0 port 1: 10\\.200\\.0\\.1 logged out"
 io_failed
 expect_objects "$base"
 wait_dmesg_since 30 "$mark" "ib_srpt: rxe0 port 1: rejected login of $who: the target port is not enabled"
