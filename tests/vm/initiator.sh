@@ -166,14 +166,12 @@ expect_dmesg_since() {
 # wait_dmesg_since SECONDS MARK REGEX: until a kernel log line after MARK
 # matches.
 wait_dmesg_since() {
-	local secs=$1 deadline line
+	local secs=$1 deadline
 	deadline=$((SECONDS + secs))
-	# Not grep -m1 in the pipe: an early exit fails it (pipefail).
-	until line=$(_vm_dmesg_since "$2") && line=$(grep -E -m1 -- "$3" <<<"$line"); do
+	until _vm_pass_line dmesg "$3" "$(_vm_dmesg_since "$2")"; do
 		[ "$SECONDS" -lt "$deadline" ] || fail "no kernel log line matches /$3/ within ${secs}s"
 		sleep 0.3
 	done
-	pass "dmesg: ${line#\[*\] }"
 }
 
 # ---------------------------------------------------------------------------

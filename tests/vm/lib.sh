@@ -147,17 +147,20 @@ ere_quote() {
 	sed 's/[][\\.^$*+?(){}|]/\\&/g' <<<"$1"
 }
 
+# _vm_pass_line WHAT REGEX LOG: passes with the first line of LOG (kernel
+# log lines) that matches REGEX (ERE), named WHAT; fails quietly if none.
+# LOG is read whole, not piped from dmesg: grep leaving at its first
+# match would kill dmesg with SIGPIPE and fail the pipeline (pipefail).
+_vm_pass_line() {
+	local line
+	line=$(grep -E -m1 -- "$2" <<<"$3") || return 1
+	pass "$1: ${line#\[*\] }"
+}
+
 # expect_dmesg REGEX: some kernel log line matches (ERE).
 expect_dmesg() {
-	local log line
-	# Not `dmesg | grep -m1`: grep leaving early would kill dmesg with
-	# SIGPIPE and fail the pipeline (pipefail).
-	log=$(dmesg)
-	if line=$(grep -E -m1 -- "$1" <<<"$log"); then
-		pass "dmesg: ${line#\[*\] }"
-		return 0
-	fi
-	fail "no dmesg line matches /$1/ (scripts/vm shows the dmesg tail)"
+	_vm_pass_line dmesg "$1" "$(dmesg)" ||
+		fail "no dmesg line matches /$1/ (scripts/vm shows the dmesg tail)"
 }
 
 # wait_for SECONDS DESCRIPTION CMD...: poll CMD (a program, function or
@@ -658,13 +661,8 @@ _vm_klog_new() {
 # expect_klog REGEX: a kernel log line since the last klog_mark
 # matches (ERE).
 expect_klog() {
-	local new line
-	new=$(_vm_klog_new)
-	if line=$(grep -E -m1 -- "$1" <<<"$new"); then
-		pass "dmesg (new): ${line#\[*\] }"
-		return 0
-	fi
-	fail "no dmesg line since mark $_vm_klog_mark matches /$1/"
+	_vm_pass_line "dmesg (new)" "$1" "$(_vm_klog_new)" ||
+		fail "no dmesg line since mark $_vm_klog_mark matches /$1/"
 }
 
 # expect_no_klog REGEX: no kernel log line since the last klog_mark
