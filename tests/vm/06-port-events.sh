@@ -15,11 +15,7 @@
 srp_loopback
 guid=$(guid_name "$gid")
 
-expect_ok tcli "/backstores/ramdisk create rd0 16M" \
-	"/srpt create ib.$gid" \
-	"/srpt/ib.$gid/luns create /backstores/ramdisk/rd0" \
-	"/srpt/ib.$gid/acls create ib.$gid"
-expect_attr_set "$SRPT_CFS/discovery_auth/rdma_cm_port" 5555
+srpt_serve "$gid" 5555 16M
 
 # Down: the port goes DOWN; its names still resolve (the cached GID).
 klog_mark

@@ -26,11 +26,7 @@ gid=$(rxe_gid rxe0)
 guid=$(guid_name "$gid")
 t=$SRPT_CFS/0x$gid/tpgt_1
 
-expect_ok tcli "/backstores/ramdisk create rd0 16M" \
-	"/srpt create ib.$gid" \
-	"/srpt/ib.$gid/luns create /backstores/ramdisk/rd0" \
-	"/srpt/ib.$gid/acls create ib.$gid"
-expect_attr_set "$SRPT_CFS/discovery_auth/rdma_cm_port" 5555
+srpt_serve "$gid" 5555 16M
 srp_login rxe0 "$gid" 10.200.0.1 5555
 expect_dmesg "ib_srpt: rxe0 port 1: 10\\.200\\.0\\.1.* logged in to 0x$gid"
 disk=$(srp_disk)

@@ -17,11 +17,7 @@ srp_loopback
 guid=$(guid_name "$gid")
 t=$SRPT_CFS/0x$gid/tpgt_1
 
-expect_ok tcli "/backstores/ramdisk create rd0 16M" \
-	"/srpt create ib.$gid" \
-	"/srpt/ib.$gid/luns create /backstores/ramdisk/rd0" \
-	"/srpt/ib.$gid/acls create ib.$gid"
-expect_attr_set "$SRPT_CFS/discovery_auth/rdma_cm_port" 5555
+srpt_serve "$gid" 5555 16M
 expect_attr_set "$t/attrib/srp_sq_size" 256
 
 klog_mark

@@ -14,11 +14,7 @@
 srp_loopback ${SRPT_PARAMS:-}
 rdma_cm_port=5555
 
-expect_ok tcli "/backstores/ramdisk create rd0 64M" \
-	"/srpt create ib.$gid" \
-	"/srpt/ib.$gid/luns create /backstores/ramdisk/rd0" \
-	"/srpt/ib.$gid/acls create ib.$gid"
-expect_ok sh -c "echo $rdma_cm_port >/sys/kernel/config/target/srpt/discovery_auth/rdma_cm_port"
+srpt_serve "$gid" "$rdma_cm_port" 64M
 expect_dmesg "ib_srpt: RDMA/CM: listening for logins on port $rdma_cm_port"
 
 srp_login rxe0 "$gid" 10.200.0.1 "$rdma_cm_port"

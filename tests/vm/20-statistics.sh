@@ -14,10 +14,7 @@ srp_loopback
 wwn=/sys/kernel/config/target/srpt/0x$gid
 # The port's statistics are in its TPG (srpt has one per target port).
 port_stats=$wwn/tpgt_1/statistics
-expect_ok tcli "/backstores/ramdisk create rd0 64M" \
-	"/srpt create ib.$gid" \
-	"/srpt/ib.$gid/luns create /backstores/ramdisk/rd0"
-expect_ok sh -c "echo 5555 >/sys/kernel/config/target/srpt/discovery_auth/rdma_cm_port"
+srpt_serve "$gid" 5555 64M acl=0
 
 # stat FILE NAME: one counter of a statistics file.
 stat() {

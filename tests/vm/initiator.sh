@@ -44,7 +44,7 @@ srpt_serve() {
 	done
 	[ "$acl" = 0 ] || cmds+=("/srpt/ib.$gid/acls create ib.$gid")
 	expect_ok tcli "${cmds[@]}"
-	expect_ok sh -c "echo $port >/sys/kernel/config/target/srpt/discovery_auth/rdma_cm_port"
+	expect_attr_set "$SRPT_CFS/discovery_auth/rdma_cm_port" "$port"
 }
 
 # srpt_use_srq GID 0|1: the TPG attribute use_srq (set it before a login).
