@@ -43,3 +43,19 @@ kernel_release() {
 	[ -n "$best" ] || return 1
 	printf '%s\n' "$best"
 }
+
+# The debug kernel of `make check-debug` (scripts/debug-kernel): defconfig
+# plus this fragment, cached under a hash of the fragment.
+SRPT_DEBUG_FRAGMENT=$SRPT_ROOT/tests/debug/kernel.config
+debug_kernel_dir() {
+	printf '%s/debug-kernel/%s\n' "$SRPT_CACHE" \
+		"$(sha1sum <"$SRPT_DEBUG_FRAGMENT" | cut -c1-12)"
+}
+
+# The release of the cached debug kernel; fails if it is not built.
+debug_kernel_release() {
+	local d
+	d=$(debug_kernel_dir)
+	[ -s "$d/release" ] && [ -s "$d/build/vmlinux" ] || return 1
+	cat "$d/release"
+}
