@@ -4,6 +4,7 @@
 #
 #   make                 build ib_srpt.ko for KDIR
 #   make check           run every test tier (host, KUnit, VM); see README.md
+#   make check-debug     the VM scenarios on a KASAN/lockdep/kmemleak kernel
 #   make demo            boot a VM, serve a LUN over soft-RoCE, run fio
 #   make install         install into /lib/modules/<kver>/updates and depmod
 #   make dkms            register with DKMS: rebuilt for every kernel
@@ -26,8 +27,8 @@ endif
 KRELEASE = $(shell sed -n 's/^\#define UTS_RELEASE "\(.*\)"/\1/p' $(KDIR)/include/generated/utsrelease.h)
 BUILD = $(CURDIR)/build/$(KRELEASE)
 
-.PHONY: all modules clean install uninstall check demo bench host-test fuzz kunit \
-	vm-test build-all checkpatch deps dkms
+.PHONY: all modules clean install uninstall check check-debug demo bench host-test \
+	fuzz kunit vm-test build-all checkpatch deps dkms
 
 all: modules
 
@@ -53,6 +54,10 @@ dkms:
 # Every test tier; prints "N passed, N failed" last.
 check:
 	scripts/check
+
+# The VM scenarios on a KASAN/lockdep/kmemleak kernel (built once, cached).
+check-debug:
+	scripts/check-debug
 
 deps:
 	scripts/deps
