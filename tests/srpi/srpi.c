@@ -435,24 +435,33 @@ static void conn_rejected(struct conn *c, struct rdma_cm_event *ev)
 	const uint8_t *p = ev->param.conn.private_data;
 
 	c->state = C_REJECTED;
-	if (p && ev->param.conn.private_data_len >= 8 && p[0] == SRP_LOGIN_REJ)
-		c->rej_reason = get_be(p + 4, 4);
-	conn_error(c, "RDMA_CM_EVENT_REJECTED (status %d): %s reason 0x%08x (%s)", ev->status,
-		   c->rej_reason ? "SRP_LOGIN_REJ" : "no SRP_LOGIN_REJ", c->rej_reason,
-		   reject_reason_str(c->rej_reason));
+	if (!p || ev->param.conn.private_data_len < 8 || p[0] != SRP_LOGIN_REJ) {
+		/* Not the target's: e.g. 8, invalid service id (no listener). */
+		conn_error(c, "RDMA_CM_EVENT_REJECTED (CM reject reason %d), without SRP_LOGIN_REJ",
+			   ev->status);
+		return;
+	}
+	c->rej_reason = get_be(p + 4, 4);
+	conn_error(c, "RDMA_CM_EVENT_REJECTED (CM reject reason %d): SRP_LOGIN_REJ reason 0x%08x (%s)",
+		   ev->status, c->rej_reason, reject_reason_str(c->rej_reason));
 }
 
 static void cm_event(struct conn *c, struct rdma_cm_event *ev)
 {
 	switch (ev->event) {
 	case RDMA_CM_EVENT_ADDR_RESOLVED:
-		conn_setup_qp(c);
-		break;
 	case RDMA_CM_EVENT_ROUTE_RESOLVED:
-		conn_connect(c);
+		if (c->closing)		/* close_all() overtook this login */
+			conn_error(c, "closed before the login");
+		else if (ev->event == RDMA_CM_EVENT_ADDR_RESOLVED)
+			conn_setup_qp(c);
+		else
+			conn_connect(c);
 		break;
 	case RDMA_CM_EVENT_ESTABLISHED:
 		conn_established(c, ev->param.conn.private_data, ev->param.conn.private_data_len);
+		if (c->closing && rdma_disconnect(c->id))
+			c->state = C_DISCONNECTED;
 		break;
 	case RDMA_CM_EVENT_REJECTED:
 		conn_rejected(c, ev);
@@ -708,8 +717,13 @@ static int login_all(unsigned int n, unsigned int nslots, size_t data_len)
 		if (!conn_new(nslots, data_len))
 			return -ENOMEM;
 	}
-	if (wait_or_error(none_in, &pending, "the logins"))
+	if (wait_for(none_in, &pending, g.timeout, true)) {
+		for (i = 0; i < g.nconn; i++)
+			ret += g.conn[i]->state == C_LIVE;
+		error("%s after %gs: %d of %u connections logged in",
+		      g_stop ? "interrupted" : "timed out", g.timeout, ret, g.nconn);
 		return -ETIMEDOUT;
+	}
 	for (i = 0; i < g.nconn; i++) {
 		struct conn *c = g.conn[i];
 
@@ -725,7 +739,7 @@ static int login_all(unsigned int n, unsigned int nslots, size_t data_len)
 /* Disconnect every connection, wait for the CM to confirm, free them. */
 static int close_all(void)
 {
-	unsigned int i, live = 1u << C_LIVE;
+	unsigned int i, busy = 1u << C_RESOLVING | 1u << C_CONNECTING | 1u << C_LIVE;
 	int ret;
 
 	for (i = 0; i < g.nconn; i++) {
@@ -735,10 +749,10 @@ static int close_all(void)
 		if (c->state == C_LIVE && rdma_disconnect(c->id))
 			c->state = C_DISCONNECTED;
 	}
-	/* A REQ still unanswered is withdrawn by rdma_destroy_id. */
-	ret = wait_for(none_in, &live, g.timeout, false);
+	/* Logins under way end as failed, rejected or disconnected (cm_event). */
+	ret = wait_for(none_in, &busy, g.timeout, false);
 	if (ret)
-		error("timed out after %gs waiting for RDMA_CM_EVENT_DISCONNECTED", g.timeout);
+		error("timed out after %gs waiting for the connections to close", g.timeout);
 	while (g.nconn)
 		conn_free(g.conn[g.nconn - 1]);
 	return ret;
@@ -1102,6 +1116,19 @@ static void do_short_read(void)
 		goto out;
 	}
 	ok("WRITE(10): 1 MiB of pattern A at LBA 0 (%u blocks, direct descriptor)", MIB / g.bs);
+	/* Read it all back: a target that recycles its buffers now holds A. */
+	memset(cmd->data, FILL_B, MIB);
+	cdb_rw10(cdb, false, 0, MIB / g.bs);
+	if (cmd_run_direct(cmd, cdb, DIR_IN, MIB, "READ(10) of 1 MiB"))
+		goto out;
+	for (i = 0; i < MIB && cmd->data[i] == pattern_a(i); i++)
+		;
+	if (cmd->status != ST_GOOD || i < MIB) {
+		fail("READ(10) of 1 MiB at LBA 0: %s, first difference at byte %zu",
+		     status_str(cmd), i);
+		goto out;
+	}
+	ok("READ(10): the 1 MiB written reads back");
 
 	cdb_rw10(cdb, false, 0, 1);
 	if (short_read_check(g.conn[0], "short-read direct", cdb, g.bs, &direct, 1, false, true))
