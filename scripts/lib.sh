@@ -45,17 +45,19 @@ kernel_release() {
 }
 
 # The debug kernel of `make check-debug` (scripts/debug-kernel): defconfig
-# plus this fragment, cached under a hash of the fragment.
+# plus this fragment, cached under a hash of the fragment's settings
+# (comments aside: editing one rebuilds nothing).
 SRPT_DEBUG_FRAGMENT=$SRPT_ROOT/tests/debug/kernel.config
 debug_kernel_dir() {
 	printf '%s/debug-kernel/%s\n' "$SRPT_CACHE" \
-		"$(sha1sum <"$SRPT_DEBUG_FRAGMENT" | cut -c1-12)"
+		"$(grep -E '^CONFIG_|^# CONFIG_.* is not set$' "$SRPT_DEBUG_FRAGMENT" |
+			sha1sum | cut -c1-12)"
 }
 
 # The release of the cached debug kernel; fails if it is not built.
 debug_kernel_release() {
 	local d
 	d=$(debug_kernel_dir)
-	[ -s "$d/release" ] && [ -s "$d/build/vmlinux" ] || return 1
+	[ -s "$d/release" ] && [ -s "$d/build/arch/x86/boot/bzImage" ] || return 1
 	cat "$d/release"
 }
