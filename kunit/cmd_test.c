@@ -167,7 +167,7 @@ static void cmd_write_end_to_end(struct kunit *test)
 	/* The initiator's SRP_CMD: LIO gets the command, the buffer goes back. */
 	mark = ch->n_log;
 	r = tf_send_iu(test, ch, iu, len);
-	TF_EXPECT_CALLS(test, ch, mark, FAKE_CMD_RDMA_PREPARE, FAKE_CMD_RDMA_ADD, FAKE_CMD_INIT,
+	TF_EXPECT_CALLS(test, ch, mark, FAKE_CMD_BUFS_PREPARE, FAKE_CMD_BUF_ADD, FAKE_CMD_INIT,
 			FAKE_CMD_SUBMIT, FAKE_RECV_POST);
 	KUNIT_EXPECT_TRUE(test, fake_recv_is_posted(r));
 	KUNIT_EXPECT_EQ(test, r->posts, 2U);
@@ -191,13 +191,14 @@ static void cmd_write_end_to_end(struct kunit *test)
 	/* LIO wants the data: one RDMA READ, holding one send queue slot. */
 	mark = ch->n_log;
 	KUNIT_EXPECT_EQ(test, srpt_core_write_pending(cmd->core), 0);
-	TF_EXPECT_CALLS(test, ch, mark, FAKE_CMD_POST_RDMA_READ);
+	TF_EXPECT_CALLS(test, ch, mark, FAKE_CMD_RDMA_MAP, FAKE_CMD_POST_RDMA);
 	KUNIT_EXPECT_EQ(test, srpt_core_cmd_state(cmd->core), SRPT_PROBE_CMD_NEED_DATA);
 	expect_credits(test, core, DEPTH - 1, 0, sq - 1);
 
 	/* The data is in: LIO executes. */
-	KUNIT_ASSERT_EQ(test, fake_channel_complete(ch, FAKE_WR_RDMA_READ, true), 0);
-	TF_EXPECT_CALLS(test, ch, mark, FAKE_CMD_POST_RDMA_READ, FAKE_CMD_EXECUTE);
+	KUNIT_ASSERT_EQ(test, fake_channel_complete(ch, FAKE_WR_RDMA, true), 0);
+	TF_EXPECT_CALLS(test, ch, mark, FAKE_CMD_RDMA_MAP, FAKE_CMD_POST_RDMA, FAKE_CMD_RDMA_UNMAP,
+			FAKE_CMD_EXECUTE);
 	KUNIT_EXPECT_EQ(test, srpt_core_cmd_state(cmd->core), SRPT_PROBE_CMD_DATA_IN);
 	expect_credits(test, core, DEPTH - 1, 0, sq);
 
@@ -244,6 +245,7 @@ static void cmd_read_end_to_end(struct kunit *test)
 		.residual = SRPT_RESIDUAL_UNDERFLOW,
 		.data_dir = SRPT_DATA_IN,
 		.residual_count = 512,
+		.data_len = 4096 - 512,
 	};
 	const u32 sq = 2048;
 	struct srpt_os_channel *ch;
@@ -255,12 +257,12 @@ static void cmd_read_end_to_end(struct kunit *test)
 	u32 len;
 
 	core = live_channel(test, 16384, false, &ch);
-	ch->rdma_add_wrs = 2;		/* the buffer needs two work requests */
+	ch->rdma_map_wrs = 2;		/* the buffer needs two work requests */
 	c = cmd_iu(iu, 0x77, 0x28);	/* READ(10) */
 	len = add_direct(c, false, 0x9000, 0x55, 4096);
 	mark = ch->n_log;
 	tf_send_iu(test, ch, iu, len);
-	TF_EXPECT_CALLS(test, ch, mark, FAKE_CMD_RDMA_PREPARE, FAKE_CMD_RDMA_ADD, FAKE_CMD_INIT,
+	TF_EXPECT_CALLS(test, ch, mark, FAKE_CMD_BUFS_PREPARE, FAKE_CMD_BUF_ADD, FAKE_CMD_INIT,
 			FAKE_CMD_SUBMIT, FAKE_RECV_POST);
 	cmd = ch->last_cmd;
 	KUNIT_ASSERT_NOT_NULL(test, cmd);
@@ -268,11 +270,12 @@ static void cmd_read_end_to_end(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, cmd->info.dir, SRPT_DATA_IN);
 	KUNIT_EXPECT_EQ(test, cmd->info.data_len, 4096U);
 
-	/* queue_data_in, 512 bytes short. */
+	/* queue_data_in, 512 bytes short: exactly the 3584 bytes go. */
 	mark = ch->n_log;
 	srpt_core_queue_response(cmd->core, &st, 1);
-	TF_EXPECT_CALLS(test, ch, mark, FAKE_CMD_POST_RESPONSE);
+	TF_EXPECT_CALLS(test, ch, mark, FAKE_CMD_RDMA_MAP, FAKE_CMD_POST_RESPONSE);
 	KUNIT_EXPECT_TRUE(test, ch->sent_with_data);
+	KUNIT_EXPECT_EQ(test, cmd->sent_bytes, 4096U - 512);
 	expect_rsp(test, ch, cmd, 0x77, 0, SRP_RSP_FLAG_DIUNDER, 0, sizeof(struct srp_rsp));
 	KUNIT_EXPECT_EQ(test, get_unaligned_be32(ch->sent + 20), 0U);
 	KUNIT_EXPECT_EQ(test, get_unaligned_be32(ch->sent + 24), 512U);
@@ -280,8 +283,8 @@ static void cmd_read_end_to_end(struct kunit *test)
 
 	KUNIT_ASSERT_EQ(test, fake_channel_complete(ch, FAKE_WR_SEND, true), 0);
 	srpt_core_release_cmd(cmd->core);
-	TF_EXPECT_CALLS(test, ch, mark, FAKE_CMD_POST_RESPONSE, FAKE_CMD_DONE,
-			FAKE_CMD_RELEASE_DATA);
+	TF_EXPECT_CALLS(test, ch, mark, FAKE_CMD_RDMA_MAP, FAKE_CMD_POST_RESPONSE,
+			FAKE_CMD_RDMA_UNMAP, FAKE_CMD_DONE, FAKE_CMD_RELEASE_DATA);
 	expect_credits(test, core, DEPTH, 0, sq);
 }
 

@@ -38,14 +38,16 @@ static const char * const fake_call_names[FAKE_NR_CALLS] = {
 	[FAKE_RECV_POST] = "recv_post",
 	[FAKE_CMD_INIT] = "cmd_init",
 	[FAKE_CMD_MAP_IMM] = "cmd_map_imm",
-	[FAKE_CMD_RDMA_PREPARE] = "cmd_rdma_prepare",
-	[FAKE_CMD_RDMA_ADD] = "cmd_rdma_add",
+	[FAKE_CMD_BUFS_PREPARE] = "cmd_bufs_prepare",
+	[FAKE_CMD_BUF_ADD] = "cmd_buf_add",
+	[FAKE_CMD_RDMA_MAP] = "cmd_rdma_map",
+	[FAKE_CMD_RDMA_UNMAP] = "cmd_rdma_unmap",
 	[FAKE_CMD_RELEASE_DATA] = "cmd_release_data",
 	[FAKE_CMD_SUBMIT] = "cmd_submit",
 	[FAKE_CMD_ABORT] = "cmd_abort",
 	[FAKE_CMD_SUBMIT_TMR] = "cmd_submit_tmr",
 	[FAKE_CMD_EXECUTE] = "cmd_execute",
-	[FAKE_CMD_POST_RDMA_READ] = "cmd_post_rdma_read",
+	[FAKE_CMD_POST_RDMA] = "cmd_post_rdma",
 	[FAKE_CMD_POST_RESPONSE] = "cmd_post_response",
 	[FAKE_CMD_PUT] = "cmd_put",
 	[FAKE_CMD_DONE] = "cmd_done",
@@ -133,8 +135,8 @@ static void deliver(struct srpt_os_channel *ch, const struct fake_wr *wr, bool o
 	case FAKE_WR_ZERO_WRITE:
 		srpt_core_zero_write_done(ch->core, ok);
 		break;
-	case FAKE_WR_RDMA_READ:
-		srpt_core_rdma_read_done(wr->cmd->core, ok);
+	case FAKE_WR_RDMA:
+		srpt_core_rdma_done(wr->cmd->core, ok);
 		break;
 	case FAKE_WR_SEND:
 		srpt_core_send_done(wr->cmd->core, ok);
@@ -679,31 +681,63 @@ void srpt_os_cmd_map_imm(struct srpt_os_cmd *cmd, void *data, u32 len)
 	cmd->imm_len = len;
 }
 
-int srpt_os_cmd_rdma_prepare(struct srpt_os_cmd *cmd, u32 count, enum srpt_data_dir dir)
+int srpt_os_cmd_bufs_prepare(struct srpt_os_cmd *cmd, u32 count, enum srpt_data_dir dir)
 {
-	if (!cmd_record(cmd, FAKE_CMD_RDMA_PREPARE))
+	if (!cmd_record(cmd, FAKE_CMD_BUFS_PREPARE))
 		return -EINVAL;
 	if (cmd->rdma_prepared)
-		violation("rdma_prepare twice without release_data");
+		violation("bufs_prepare twice without release_data");
 	cmd->rdma_prepared = true;
 	cmd->rdma_dir = dir;
 	cmd->rdma_count = count;
 	cmd->rdma_added = 0;
+	cmd->mapped = 0;
+	cmd->posted = 0;
+	cmd->sent_bytes = 0;
 	return 0;
 }
 
-int srpt_os_cmd_rdma_add(struct srpt_os_cmd *cmd, u64 va, u32 rkey, u32 len)
+int srpt_os_cmd_buf_add(struct srpt_os_cmd *cmd, u64 va, u32 rkey, u32 len)
 {
-	if (!cmd_record(cmd, FAKE_CMD_RDMA_ADD))
+	if (!cmd_record(cmd, FAKE_CMD_BUF_ADD))
 		return -EINVAL;
 	if (cmd->rdma_added >= cmd->rdma_count) {
-		violation("rdma_add beyond the %u prepared buffers", cmd->rdma_count);
+		violation("buf_add beyond the %u prepared buffers", cmd->rdma_count);
 		return -EINVAL;
 	}
 	if (cmd->rdma_added < FAKE_MAX_RDMA)
 		cmd->rdma[cmd->rdma_added] = (struct fake_rdma_buf){ va, rkey, len };
 	cmd->rdma_added++;
-	return cmd->ch->rdma_add_wrs ? cmd->ch->rdma_add_wrs : 1;
+	return 0;
+}
+
+int srpt_os_cmd_rdma_map(struct srpt_os_cmd *cmd, u32 buf, u32 off, u32 len)
+{
+	if (!cmd_record(cmd, FAKE_CMD_RDMA_MAP))
+		return -EINVAL;
+	if (buf >= min_t(u32, cmd->rdma_added, FAKE_MAX_RDMA) || (cmd->mapped & BIT(buf))) {
+		violation("rdma_map of buffer %u (%u added, mapped %#x)", buf, cmd->rdma_added,
+			  cmd->mapped);
+		return -EINVAL;
+	}
+	if (off % SRPT_RDMA_PIECE_ALIGN || !len || off + len > cmd->rdma[buf].len)
+		violation("rdma_map of bytes %u+%u of a %u-byte buffer", off, len,
+			  cmd->rdma[buf].len);
+	if (cmd->ch->rdma_map_err)
+		return cmd->ch->rdma_map_err;
+	cmd->mapped |= BIT(buf);
+	cmd->sent_bytes += len;
+	return cmd->ch->rdma_map_wrs ? cmd->ch->rdma_map_wrs : 1;
+}
+
+void srpt_os_cmd_rdma_unmap(struct srpt_os_cmd *cmd, u32 buf)
+{
+	if (!cmd_record(cmd, FAKE_CMD_RDMA_UNMAP))
+		return;
+	if (buf >= FAKE_MAX_RDMA)
+		return;
+	cmd->mapped &= ~BIT(buf);
+	cmd->posted &= ~BIT(buf);
 }
 
 void srpt_os_cmd_release_data(struct srpt_os_cmd *cmd)
@@ -714,6 +748,8 @@ void srpt_os_cmd_release_data(struct srpt_os_cmd *cmd)
 	cmd->rdma_prepared = false;
 	cmd->rdma_count = 0;
 	cmd->rdma_added = 0;
+	cmd->mapped = 0;
+	cmd->posted = 0;
 	cmd->imm_data = NULL;
 	cmd->imm_len = 0;
 }
@@ -729,7 +765,7 @@ void srpt_os_cmd_submit(struct srpt_os_cmd *cmd, const u8 *cdb)
 		cmd->ch->on_submit(cmd);
 }
 
-void srpt_os_cmd_abort(struct srpt_os_cmd *cmd)
+void srpt_os_cmd_abort(struct srpt_os_cmd *cmd, int transient)
 {
 	cmd_record(cmd, FAKE_CMD_ABORT);
 }
@@ -751,38 +787,37 @@ void srpt_os_cmd_execute(struct srpt_os_cmd *cmd)
 	cmd_record(cmd, FAKE_CMD_EXECUTE);
 }
 
-int srpt_os_cmd_post_rdma_read(struct srpt_os_cmd *cmd)
-{
-	if (!cmd_record(cmd, FAKE_CMD_POST_RDMA_READ))
-		return -EINVAL;
-	if (!cmd->rdma_added || cmd->rdma_dir != SRPT_DATA_OUT)
-		violation("RDMA READ without write data buffers");
-	if (cmd->ch->post_rdma_read_err)
-		return cmd->ch->post_rdma_read_err;
-	return sq_push(cmd->ch, FAKE_WR_RDMA_READ, cmd);
-}
-
-int srpt_os_cmd_post_response(struct srpt_os_cmd *cmd, u32 len, int with_data)
+int srpt_os_cmd_post(struct srpt_os_cmd *cmd, u32 rsp_len)
 {
 	struct srpt_os_channel *ch = cmd->ch;
+	const u32 now = cmd->mapped & ~cmd->posted;
 	unsigned long flags;
 
-	if (!cmd_record(cmd, FAKE_CMD_POST_RESPONSE))
+	if (!cmd_record(cmd, rsp_len ? FAKE_CMD_POST_RESPONSE : FAKE_CMD_POST_RDMA))
 		return -EINVAL;
-	if (len > cmd->rsp_size || len > sizeof(ch->sent)) {
-		violation("a %u-byte response in a %u-byte buffer", len, cmd->rsp_size);
+	if (!now && !rsp_len)
+		violation("a post of nothing");
+	if (now && rsp_len && cmd->rdma_dir != SRPT_DATA_IN)
+		violation("write data transfers posted with a response");
+	if (!rsp_len) {
+		if (ch->post_rdma_err)
+			return ch->post_rdma_err;
+		cmd->posted |= now;
+		return sq_push(ch, FAKE_WR_RDMA, cmd);
+	}
+	if (rsp_len > cmd->rsp_size || rsp_len > sizeof(ch->sent)) {
+		violation("a %u-byte response in a %u-byte buffer", rsp_len, cmd->rsp_size);
 		return -EINVAL;
 	}
-	if (with_data && (!cmd->rdma_added || cmd->rdma_dir != SRPT_DATA_IN))
-		violation("RDMA WRITE without read data buffers");
 	spin_lock_irqsave(&ch->lock, flags);
-	memcpy(ch->sent, cmd->rsp_buf, len);
-	ch->sent_len = len;
-	ch->sent_with_data = with_data;
+	memcpy(ch->sent, cmd->rsp_buf, rsp_len);
+	ch->sent_len = rsp_len;
+	ch->sent_with_data = now != 0;
 	ch->sent_cmd = cmd;
 	spin_unlock_irqrestore(&ch->lock, flags);
 	if (ch->post_response_err)
 		return ch->post_response_err;
+	cmd->posted |= now;
 	return sq_push(ch, FAKE_WR_SEND, cmd);
 }
 

@@ -10,8 +10,8 @@
  *    real kmalloc() memory, posted in order; fake_recv_take() hands the
  *    next posted one to the test, which writes an IU into it and calls
  *    srpt_core_recv_done();
- *  - a send queue per channel: zero-length writes, RDMA READs and
- *    responses stay outstanding until the test completes the oldest with
+ *  - a send queue per channel: zero-length writes, rounds of RDMA
+ *    transfers and responses stay outstanding until the test completes the oldest with
  *    fake_channel_complete(), or, after fake_channel_auto_complete(), a
  *    work item completes them like a CQ does (flushed once the QP is in
  *    the error state);
@@ -67,15 +67,17 @@ enum fake_call {
 	FAKE_RECV_POST,			/* on the channel's receive queue */
 	FAKE_CMD_INIT,
 	FAKE_CMD_MAP_IMM,
-	FAKE_CMD_RDMA_PREPARE,
-	FAKE_CMD_RDMA_ADD,
+	FAKE_CMD_BUFS_PREPARE,
+	FAKE_CMD_BUF_ADD,
+	FAKE_CMD_RDMA_MAP,
+	FAKE_CMD_RDMA_UNMAP,
 	FAKE_CMD_RELEASE_DATA,
 	FAKE_CMD_SUBMIT,
 	FAKE_CMD_ABORT,
 	FAKE_CMD_SUBMIT_TMR,
 	FAKE_CMD_EXECUTE,
-	FAKE_CMD_POST_RDMA_READ,
-	FAKE_CMD_POST_RESPONSE,
+	FAKE_CMD_POST_RDMA,		/* srpt_os_cmd_post() of transfers alone */
+	FAKE_CMD_POST_RESPONSE,		/* ... with a response (and maybe data before it) */
 	FAKE_CMD_PUT,
 	FAKE_CMD_DONE,
 	FAKE_NR_CALLS,
@@ -84,13 +86,13 @@ enum fake_call {
 /* Outstanding work requests of a send queue. */
 enum fake_wr_kind {
 	FAKE_WR_ZERO_WRITE,
-	FAKE_WR_RDMA_READ,
+	FAKE_WR_RDMA,			/* a round of transfers without a response */
 	FAKE_WR_SEND,
 };
 
 struct fake_wr {
 	enum fake_wr_kind kind;
-	struct srpt_os_cmd *cmd;	/* RDMA READ and SEND */
+	struct srpt_os_cmd *cmd;	/* RDMA and SEND */
 };
 
 /*
@@ -108,8 +110,9 @@ struct srpt_os_channel {
 	int zero_write_err;
 	int recv_post_err;
 	int cmd_init_err;
-	int rdma_add_wrs;		/* what rdma_add returns; 0 means 1 */
-	int post_rdma_read_err;
+	int rdma_map_wrs;		/* what rdma_map returns; 0 means 1 */
+	int rdma_map_err;
+	int post_rdma_err;
 	int post_response_err;
 	int submit_tmr_err;
 	/* LIO inside target_submit(), e.g. failing the command at once. */
@@ -188,11 +191,14 @@ struct srpt_os_cmd {
 	u8 cdb[16];			/* submit */
 	void *imm_data;			/* map_imm */
 	u32 imm_len;
-	bool rdma_prepared;		/* rdma_prepare, until release_data */
+	bool rdma_prepared;		/* bufs_prepare, until release_data */
 	enum srpt_data_dir rdma_dir;
 	u32 rdma_count;
-	u32 rdma_added;			/* rdma_add, stored up to FAKE_MAX_RDMA */
+	u32 rdma_added;			/* buf_add, stored up to FAKE_MAX_RDMA */
 	struct fake_rdma_buf rdma[FAKE_MAX_RDMA];
+	u32 mapped;			/* bit n: buffer n mapped (rdma_map) */
+	u32 posted;			/* ... and posted */
+	u32 sent_bytes;			/* bytes of the transfers posted */
 	u64 tmr_lun;			/* submit_tmr */
 	u64 tmr_task_tag;
 	u64 tmr_tag;

@@ -175,7 +175,7 @@ extern "C" void srpt_probe_channel_credits(struct srpt_channel *ch,
 
 	out->req_lim = c.req_lim();
 	out->owed = c.owed();
-	out->sq_slots = c.sq_slots();
+	out->sq_slots = static_cast<int>(from_handle<Channel>(ch)->sendq().free_slots());
 }
 
 extern "C" void srpt_probe_channel_get(struct srpt_channel *ch)

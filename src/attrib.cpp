@@ -42,7 +42,7 @@ constinit u32 g_rdma_cm_port = 0; /* guarded by g_rdma_cm_mutex */
 
 void attrib_init()
 {
-	g_rdma_cm_mutex.init();
+	KTL_LOCK_INIT(g_rdma_cm_mutex);
 }
 
 } // namespace srpt

@@ -19,6 +19,8 @@ namespace {
 
 /* The smallest send queue we retry down to (MIN_SRPT_SQ_SIZE). */
 constexpr u32 kMinSqSize = 16;
+/* The fewest send work requests a channel gets (see create_resources()). */
+constexpr u32 kMinSendWrs = 4;
 /* How often a waiter for a release says it is still waiting. */
 constexpr unsigned int kReleaseWaitLogMs = 5000;
 
@@ -60,7 +62,7 @@ Channel::Channel(Device *dev, ktl::RefPtr<Port> port, srpt_os_channel *os,
 {
 	name_.put(info.peer ? info.peer : "?");
 	hex_id(&i_port_name_, req.initiator_port_id);
-	free_lock_.init();
+	KTL_LOCK_INIT(free_lock_);
 	srpt_os_work_init(&release_work_, release_work_fn, this);
 	srpt_os_work_init(&logout_work_, logout_work_fn, this);
 	srpt_os_completion_init(&released_);
@@ -159,41 +161,47 @@ int Channel::login(Device *dev, u32 port_num, srpt_os_channel *os, const srpt_lo
 		    ch->name(), ch->i_port_name_.c_str(), req.req_it_iu_len, info.pkey,
 		    check.multichannel ? ", multichannel" : "");
 
-	int ret = ch->create_resources();
-	if (ret) {
-		ch->reject(RejectReason::kInsufficientResources,
-			   "creating the queue pair or its buffers failed");
-		/* Never connected: the receives the drain flushes are no error. */
+	/* The channel never connected: undo it; the shim frees @os. */
+	auto abort_login = [ch, os](RejectReason reason, const char *why, int err) {
+		ch->reject(reason, why);
+		/* The receives the drain flushes are no error. */
 		(void)ch->set_state(ChState::kDisconnected);
 		srpt_os_channel_destroy_qp(os);
 		/* Draining flushed the posted receives, which schedule a logout. */
 		srpt_os_work_cancel_sync(&ch->logout_work_);
 		ch->free_resources();
-		return ret;
-	}
+		return err;
+	};
+	/* The SRQ stays while the QP uses it, whatever use_srq does meanwhile. */
+	if (ch->use_srq_ && !ch->srq_.acquire(dev))
+		return abort_login(RejectReason::kInsufficientResources,
+				   "use_srq was switched off during the login", -ktl::kEAGAIN);
+	int ret = ch->create_resources();
+	if (ret)
+		return abort_login(RejectReason::kInsufficientResources,
+				   "creating the queue pair or its buffers failed", ret);
 
 	u8 rsp_flags = 0;
 	{
 		ktl::MutexGuard guard(port->channel_mutex());
 
-		if (!port->accepting_logins_locked()) {
-			ret = -ktl::kEINVAL;
-			ch->reject(RejectReason::kInsufficientResources, "the target port is not enabled");
-		} else if ((ret = ch->open_session_locked()) != 0) {
-			ch->reject(ret == -ktl::kENOMEM ? RejectReason::kInsufficientResources
-							 : RejectReason::kUnableEstablishChannel,
-				   "no ACL of an enabled TPG admits the initiator");
-		} else if ((ret = port->add_channel_locked(ch, check.multichannel, &rsp_flags)) != 0) {
-			ch->reject(RejectReason::kInsufficientResources, "out of memory");
+		if (!port->accepting_logins_locked())
+			return abort_login(RejectReason::kInsufficientResources,
+					   "the target port is not enabled", -ktl::kEINVAL);
+		/* A switch that ended meanwhile logged the port's initiators out. */
+		if (port->attrib().use_srq != ch->use_srq_)
+			return abort_login(RejectReason::kInsufficientResources,
+					   "use_srq was switched during the login", -ktl::kEAGAIN);
+		ret = ch->open_session_locked();
+		if (ret)
+			return abort_login(ret == -ktl::kENOMEM ? RejectReason::kInsufficientResources
+							       : RejectReason::kUnableEstablishChannel,
+					   "no ACL of an enabled TPG admits the initiator", ret);
+		ret = port->add_channel_locked(ch, check.multichannel, &rsp_flags);
+		if (ret) {
 			srpt_os_channel_close_session(os);
+			return abort_login(RejectReason::kInsufficientResources, "out of memory", ret);
 		}
-	}
-	if (ret) {
-		(void)ch->set_state(ChState::kDisconnected);
-		srpt_os_channel_destroy_qp(os);
-		srpt_os_work_cancel_sync(&ch->logout_work_);
-		ch->free_resources();
-		return ret;
 	}
 
 	/*
@@ -242,8 +250,13 @@ int Channel::create_resources()
 	p.rq_size = rq_size_;
 	p.use_srq = use_srq_;
 	for (;;) {
-		/* Half the send queue for responses, half for RDMA transfers. */
-		max_send_wr_ = ktl::min(sq_size / 2, dev_->attrs().max_qp_wr);
+		/*
+		 * Half the send queue for responses, half for RDMA transfers;
+		 * at least what one piece of a transfer under memory
+		 * registration takes (registration, RDMA, invalidation) plus
+		 * a response.
+		 */
+		max_send_wr_ = ktl::min(ktl::max(sq_size / 2, kMinSendWrs), dev_->attrs().max_qp_wr);
 		p.max_send_wr = max_send_wr_;
 		p.cq_size = rq_size_ + sq_size;
 		ret = srpt_os_channel_create_qp(os_, to_handle<srpt_channel>(this), &p);
@@ -255,7 +268,8 @@ int Channel::create_resources()
 		}
 		sq_size = ktl::max(sq_size / 2, kMinSqSize);
 	}
-	credits_.init(rq_size_, max_send_wr_);
+	credits_.init(rq_size_);
+	sendq_.init(max_send_wr_);
 
 	cmds_ = new (&ac) Cmd *[rq_size_]();
 	if (!ac.check())
@@ -299,6 +313,7 @@ int Channel::create_resources()
 
 void Channel::free_resources()
 {
+	KTL_WARN_ON(sendq_.waiting());
 	/* SRQ buffers that waited here belong to the device: give them back. */
 	while (RecvCtx *r = wait_list_.pop_front()) {
 		waiting_.fetch_sub(1);
@@ -323,6 +338,8 @@ void Channel::free_resources()
 		delete[] cmds_;
 		cmds_ = nullptr;
 	}
+	/* The QP is gone, and with it the last use of the SRQ by this channel. */
+	srq_.reset();
 }
 
 int Channel::open_session_locked()
@@ -335,13 +352,14 @@ int Channel::open_session_locked()
 	 * target port; "0x" + the initiator port id, then without "0x", on a
 	 * GID-named one. Only enabled TPGs admit logins.
 	 */
+	/* Under the target mutex: an rmdir of the target port waits for us. */
 	auto try_tport = [&](srpt_port_id_kind kind, auto try_names) {
-		TPort *t = port_->tport(kind);
-
-		return t && t->find_tpg([&](Tpg *tpg) {
-			if (!tpg->enabled())
-				return false;
-			return try_names(tpg);
+		return port_->with_tport(kind, [&](TPort *t) {
+			return t && t->find_tpg([&](Tpg *tpg) {
+				if (!tpg->enabled())
+					return false;
+				return try_names(tpg);
+			});
 		});
 	};
 	auto open = [&](Tpg *tpg, const char *initiator) {
@@ -379,6 +397,8 @@ bool Channel::close()
 	if (ret)
 		srpt_os_log(SRPT_LOG_ERR, "%s: moving the queue pair to the error state failed (%d)\n",
 			    name(), ret);
+	/* Nothing new goes out; what waits ends at the next completion or in the release. */
+	sendq_.stop();
 	/* Its completion comes after every earlier work request's. */
 	ret = srpt_os_channel_post_zero_write(os_);
 	if (ret) {
@@ -473,6 +493,8 @@ void Channel::on_qp_event(srpt_qp_event ev, int raw_event)
 void Channel::on_zero_write_done(bool ok)
 {
 	kick_pending_.store(false);
+	/* Pairs with put_cmd(): a context it freed without a kick is found below. */
+	ktl::atomic_thread_fence(ktl::MemoryOrder::seq_cst);
 	if (ok) {
 		process_wait_list();
 		return;
@@ -510,6 +532,8 @@ void Channel::logout_work_fn(void *arg)
  */
 void Channel::run_release()
 {
+	/* Commands still waiting for the send queue end without a response. */
+	sendq_.flush();
 	/* Commands: LIO calls back until the session is gone. */
 	srpt_os_channel_close_session(os_);
 	/* CM events: none after the CM id is destroyed. */

@@ -177,15 +177,19 @@ int Port::set_use_srq(bool use_srq)
 		if (use_srq)
 			ret = dev->srq_get();
 		else
-			dev->srq_put();
-		{
-			ktl::MutexGuard guard(ch_mutex_);
-			login_blockers_--;
-		}
+			dev->srq_put();	/* channels still using it hold it on */
 	}
-	/* Only use_srq: other attributes may have been stored meanwhile. */
+	/*
+	 * Only use_srq: other attributes may have been stored meanwhile.
+	 * Before logins resume, so that a login sees the new value when it
+	 * checks (Channel::login).
+	 */
 	if (ret == 0)
 		update_attrib([use_srq](PortAttrib &x) { x.use_srq = use_srq; });
+	if (!stopped_) {
+		ktl::MutexGuard guard(ch_mutex_);
+		login_blockers_--;
+	}
 	return ret;
 }
 

@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * The data path of a channel, in the order a command takes it:
- *   receive (srpt_recv_done, srpt_handle_new_iu) -> parse and map
+ *   receive (srpt_recv_done, srpt_handle_new_iu) -> parse and allocate
  *   (srpt_handle_cmd) -> transfer (srpt_write_pending,
  *   srpt_rdma_read_done) -> respond (srpt_queue_response) -> recycle
  *   (srpt_send_done, srpt_release_cmd).
+ * Transfers and responses go out through the channel's send queue
+ * (send_queue.h), one step at a time, mapped only when they go.
  */
 #include <ktl/errno.h>
 #include <srpt/channel.h>
@@ -12,6 +14,7 @@
 #include <srpt/handles.h>
 #include <srpt/iu.h>
 #include <srpt/response.h>
+#include <srpt/send_queue.h>
 #include <srpt/srp.h>
 
 namespace srpt {
@@ -26,20 +29,25 @@ void Channel::on_recv(RecvCtx *r, bool ok, u32 byte_len)
 			srpt_os_log(SRPT_LOG_ERR | SRPT_LOG_RATELIMITED, "%s: receive failed\n", name());
 			srpt_os_work_schedule(&logout_work_);
 		}
+		/*
+		 * A buffer of the shared receive queue serves every channel of
+		 * the device: an IU too long for it, or a QP that broke under
+		 * it, must not take it away from them.
+		 */
+		if (use_srq_)
+			repost(r);
 		return;
 	}
 	r->byte_len = byte_len;
-	/* Never ahead of IUs that wait: the initiator's order is kept. */
-	if (!wait_list_.empty()) {
-		wait_list_.push_back(r);
-		waiting_.fetch_add(1);
-		process_wait_list();
-		return;
-	}
-	if (!handle_iu(r)) {
-		wait_list_.push_back(r);
-		waiting_.fetch_add(1);
-	}
+	/*
+	 * Behind the IUs that wait already (the initiator's order is kept),
+	 * and counted as waiting before it looks for a send context: a
+	 * concurrent put_cmd() then sees it (the fences pair).
+	 */
+	wait_list_.push_back(r);
+	waiting_.fetch_add(1);
+	ktl::atomic_thread_fence(ktl::MemoryOrder::seq_cst);
+	process_wait_list();
 }
 
 void Channel::repost(RecvCtx *r)
@@ -56,18 +64,20 @@ bool Channel::handle_iu(RecvCtx *r)
 {
 	if (state() == ChState::kConnecting)
 		return false;
-	if (r->byte_len == 0) {
-		repost(r);
-		return true;
-	}
 
-	const u8 opcode = r->iu[0];
+	const u8 opcode = r->byte_len ? r->iu[0] : 0;
 	Cmd *c = nullptr;
-	if (opcode == srp::kCmd || opcode == srp::kTskMgmt) {
+	if (r->byte_len && (opcode == srp::kCmd || opcode == srp::kTskMgmt)) {
 		c = get_cmd();
 		if (!c)
 			return false;
 		credits_.request_received();
+	}
+	/* No longer waiting: a command released below need not kick. */
+	waiting_.fetch_sub(1);
+	if (r->byte_len == 0) {
+		repost(r);
+		return true;
 	}
 
 	bool keep = false;
@@ -111,7 +121,6 @@ void Channel::process_wait_list()
 			wait_list_.push_front(r);
 			break;
 		}
-		waiting_.fetch_sub(1);
 	}
 	processing_wait_list_ = false;
 }
@@ -120,7 +129,7 @@ void Channel::process_wait_list()
 
 namespace {
 
-/* Maps the command's data buffer; 0 or a negative errno. */
+/* Sets up the command's data buffer; 0 or a negative errno. */
 int map_data(Cmd *c, RecvCtx *r, const DataLayout &l)
 {
 	switch (l.kind) {
@@ -142,28 +151,39 @@ int map_data(Cmd *c, RecvCtx *r, const DataLayout &l)
 			count++;
 	if (!count)
 		return 0;
-	int ret = srpt_os_cmd_rdma_prepare(c->os, count, l.dir);
+	if (!c->xfer.prepare(count))
+		return -ktl::kENOMEM;
+	int ret = srpt_os_cmd_bufs_prepare(c->os, count, l.dir);
 	if (ret)
 		return ret;
+	/* Local memory only: the transfer is mapped when it goes (see post_step). */
 	for (u32 i = 0; i < l.desc_count; i++) {
 		const RemoteBuffer b = descriptor_at(iu, l, i);
 
 		if (!b.len)
 			continue;
-		ret = srpt_os_cmd_rdma_add(c->os, b.va, b.key, b.len);
-		if (ret < 0)
+		ret = srpt_os_cmd_buf_add(c->os, b.va, b.key, b.len);
+		if (ret)
 			return ret;
-		c->n_rdma += static_cast<u32>(ret);
+		c->xfer.add(b.len);
 	}
 	return 0;
 }
 
-} // namespace
-
 /* Fixed-format sense data: ILLEGAL REQUEST, INVALID FIELD IN COMMAND INFORMATION UNIT. */
 constexpr u8 kSenseInvalidFieldInIu[18] = {0x70, 0, 0x05, 0, 0, 0, 0, 10, 0, 0, 0, 0, 0x0e, 0x03};
+/* ABORTED COMMAND, no additional sense: the data could not be moved. */
+constexpr u8 kSenseAbortedCommand[18] = {0x70, 0, 0x0b, 0, 0, 0, 0, 10};
 constexpr u8 kStatusCheckCondition = 0x02;
-constexpr u8 kStatusBusy = 0x08;
+constexpr u8 kStatusTaskSetFull = 0x28;
+
+/* Resources short for now: the initiator may retry. */
+bool transient(int err)
+{
+	return err == -ktl::kENOMEM || err == -ktl::kEAGAIN;
+}
+
+} // namespace
 
 /* srpt_handle_cmd */
 bool Channel::handle_cmd(RecvCtx *r, Cmd *c)
@@ -195,23 +215,16 @@ bool Channel::handle_cmd(RecvCtx *r, Cmd *c)
 		stats_.add(Stat::kImmediateWrites);
 
 	ret = map_data(c, r, sc.data);
-	/* A transfer the send queue can never hold would wait forever. */
-	if (!ret && c->n_rdma + 1 > max_send_wr_) {
-		srpt_os_log(SRPT_LOG_ERR | SRPT_LOG_RATELIMITED,
-			    "%s: command %#llx needs %u work requests, more than srp_sq_size allows\n",
-			    name(), c->tag, c->n_rdma + 1);
-		ret = -ktl::kENOMEM;
-	}
 	if (ret) {
 		srpt_os_log(SRPT_LOG_ERR | SRPT_LOG_RATELIMITED,
-			    "%s: command %#llx: mapping %u bytes failed (%d)\n", name(), c->tag,
-			    c->data_len, ret);
+			    "%s: command %#llx: allocating %u bytes for its data failed (%d)\n",
+			    name(), c->tag, c->data_len, ret);
 		c->imm_recv = nullptr;
 		srpt_os_cmd_release_data(c->os);
-		c->n_rdma = 0;
-		if (ret == -ktl::kENOMEM) {
+		c->xfer.clear();
+		if (transient(ret)) {
 			stats_.add(Stat::kErrNoMemory);
-			c->respond_local_status(kStatusBusy, nullptr, 0);
+			c->respond_local_status(kStatusTaskSetFull, nullptr, 0);
 		} else {
 			stats_.add(Stat::kErrMalformed);
 			c->respond_local_status(kStatusCheckCondition, kSenseInvalidFieldInIu,
@@ -233,6 +246,7 @@ bool Channel::handle_cmd(RecvCtx *r, Cmd *c)
 		stats_.add(Stat::kDropped);
 		c->imm_recv = nullptr;
 		srpt_os_cmd_release_data(c->os);
+		c->xfer.clear();
 		credits_.owe_one();
 		put_cmd(c);
 		return false;
@@ -243,57 +257,249 @@ bool Channel::handle_cmd(RecvCtx *r, Cmd *c)
 	return keep;
 }
 
-/* ---- transfer ---- */
+/* ---- transfer and respond: one step at a time, through the send queue ---- */
+
+void Cmd::submit()
+{
+	switch (ch_->sendq().submit(this)) {
+	case SendQueue::Result::kPosted:
+		break;
+	case SendQueue::Result::kQueued:
+		ch_->stats().add(Stat::kSqWaits);
+		break;
+	case SendQueue::Result::kFailed:
+		post_failed();
+		break;
+	}
+}
 
 /* srpt_write_pending */
 int Cmd::write_pending()
 {
-	if (data_kind == DataKind::kImmediate || n_rdma == 0) {
+	if (data_kind == DataKind::kImmediate || !xfer.buffers()) {
 		ch_->stats().add(Stat::kBytesWritten, data_len);
 		set_state(CmdState::kDataIn);
 		srpt_os_cmd_execute(os);
 		return 0;
 	}
 	set_state(CmdState::kNeedData);
-	/* LIO retries on -ENOMEM: the queue has room again later. */
-	if (!ch_->credits().sq_reserve(n_rdma))
-		return -ktl::kENOMEM;
-	sq_held = n_rdma;
-	const int ret = srpt_os_cmd_post_rdma_read(os);
-	if (ret) {
-		ch_->credits().sq_release(n_rdma);
-		sq_held = 0;
-		srpt_os_log(SRPT_LOG_ERR | SRPT_LOG_RATELIMITED,
-			    "%s: command %#llx: posting the RDMA READ failed (%d)\n", ch_->name(), tag,
-			    ret);
+	xfer.start(xfer.total());
+	need_ = 0;
+	switch (ch_->sendq().submit(this)) {
+	case SendQueue::Result::kPosted:
+		return 0;
+	case SendQueue::Result::kQueued:
+		ch_->stats().add(Stat::kSqWaits);
+		return 0;
+	case SendQueue::Result::kFailed:
+		break;
 	}
-	return ret;
+	/* Nothing is in flight that would retry it: LIO does (-ENOMEM) or fails it. */
+	set_state(CmdState::kNew);
+	srpt_os_log(SRPT_LOG_ERR | SRPT_LOG_RATELIMITED,
+		    "%s: command %#llx: starting the RDMA READ of its data failed (%d)\n",
+		    ch_->name(), tag, step_err_);
+	if (!post_err_ && transient(step_err_))
+		return -ktl::kENOMEM;
+	return step_err_ == -ktl::kENOMEM ? -ktl::kEIO : step_err_;
 }
 
-/* srpt_rdma_read_done */
-void Cmd::rdma_read_done(bool ok)
+Cmd::Step Cmd::post_step(SendQueue &q)
 {
-	ch_->credits().sq_release(sq_held);
-	sq_held = 0;
-	if (!test_and_set_state(CmdState::kNeedData, CmdState::kDataIn)) {
-		srpt_os_log(SRPT_LOG_ERR, "%s: command %#llx: RDMA READ done in state %s\n",
-			    ch_->name(), tag, cmd_state_name(state()));
+	const u32 free = q.free_slots();
+	/* Write data comes in before LIO executes; everything else answers. */
+	const bool answer = state() != CmdState::kNeedData;
+	const Transfer::Mark start = xfer.mark();
+	u32 wrs = 0;
+	u32 blocked = 0;	/* slots this round would need with the piece that did not fit */
+
+	if (q.closed()) {
+		step_err_ = -ktl::kESHUTDOWN;
+		post_err_ = true;
+		failed_with_rsp_ = false;
+		return Step::kFailed;
+	}
+	if (need_ > free)
+		return Step::kWait;
+	round_first_ = xfer.cursor();
+	round_bufs_ = 0;
+	while (xfer.left()) {
+		const Piece p = xfer.next(q.piece_limit());
+		const int n = srpt_os_cmd_rdma_map(os, p.buf, p.off, p.len);
+
+		if (n < 0) {
+			if (round_bufs_)
+				break;
+			/* Work in flight gives registrations and memory back. */
+			if (transient(n) && free < q.slots()) {
+				need_ = 0;
+				return Step::kWait;
+			}
+			step_err_ = n;
+			post_err_ = false;
+			return Step::kFailed;
+		}
+		if (static_cast<u32>(n) > q.slots()) {
+			/* It would never fit: smaller pieces for this channel from now on. */
+			srpt_os_cmd_rdma_unmap(os, p.buf);
+			if (q.shrink_piece_limit())
+				continue;
+			if (round_bufs_)
+				break;
+			step_err_ = -ktl::kENOSPC;
+			post_err_ = false;
+			return Step::kFailed;
+		}
+		if (wrs + static_cast<u32>(n) > free) {
+			srpt_os_cmd_rdma_unmap(os, p.buf);
+			blocked = wrs + static_cast<u32>(n);
+			break;
+		}
+		wrs += static_cast<u32>(n);
+		round_bufs_++;
+		xfer.advance(p);
+		/* A buffer has one mapping at a time: its next piece next round. */
+		if (xfer.left() && xfer.cursor() == p.buf)
+			break;
+	}
+	const bool with_rsp = answer && !xfer.left() && wrs + 1 <= free;
+	const bool finishes = answer ? with_rsp : !xfer.left();
+	/*
+	 * A step that does not finish goes in part only on an idle queue:
+	 * rounds are for transfers larger than the whole queue. Otherwise
+	 * wait until all of it fits.
+	 */
+	if (!finishes && (!wrs || free < q.slots())) {
+		unmap_round();
+		xfer.rewind(start);
+		if (!blocked)
+			blocked = wrs + 1;
+		need_ = ktl::min(blocked, q.slots());
+		return Step::kWait;
+	}
+
+	const u32 n = wrs + (with_rsp ? 1 : 0);
+	u32 delta = 0;
+	ktl::size_t len = 0;
+	q.take(n);
+	sq_held_ = n;
+	need_ = 0;
+	if (with_rsp) {
+		delta = ch_->credits().take_response_delta();
+		len = build_rsp(delta);
+	}
+	/* The completion may run before post returns: everything is set. */
+	const int ret = with_rsp && !len ? -ktl::kEINVAL :
+		srpt_os_cmd_post(os, static_cast<u32>(len));
+	if (!ret)
+		return Step::kPosted;
+	q.untake(n);
+	sq_held_ = 0;
+	if (with_rsp)
+		ch_->credits().response_failed(delta);
+	unmap_round();
+	step_err_ = ret;
+	post_err_ = true;
+	failed_with_rsp_ = with_rsp;
+	return Step::kFailed;
+}
+
+void Cmd::post_failed()
+{
+	Channel *ch = ch_;
+	const bool data_out = state() == CmdState::kNeedData;
+
+	if (post_err_) {
+		/* A closing channel sends nothing: no error of its own. */
+		if (ch->state() <= ChState::kLive) {
+			ch->stats().add(Stat::kErrSend);
+			srpt_os_log(SRPT_LOG_ERR | SRPT_LOG_RATELIMITED,
+				    "%s: command %#llx: sending failed (%d)\n", ch->name(), tag, step_err_);
+		}
+		if (data_out) {
+			set_state(CmdState::kDataIn);
+			srpt_os_cmd_abort(os, false);
+			return;
+		}
+		/* A response that carried the credits owes them again already. */
+		if (!failed_with_rsp_)
+			ch->credits().owe_one();
+		fail_response();
 		return;
 	}
-	if (ok) {
-		ch_->stats().add(Stat::kBytesWritten, data_len);
+
+	const bool retry = transient(step_err_);
+	ch->stats().add(retry ? Stat::kErrNoMemory : Stat::kErrSend);
+	srpt_os_log(SRPT_LOG_ERR | SRPT_LOG_RATELIMITED,
+		    "%s: command %#llx: mapping %u bytes for RDMA failed (%d)\n", ch->name(), tag,
+		    xfer.left(), step_err_);
+	if (data_out) {
+		/* LIO answers TASK SET FULL or ABORTED COMMAND through queue_status. */
+		set_state(CmdState::kDataIn);
+		srpt_os_cmd_abort(os, retry);
+		return;
+	}
+	/* The read data cannot go: answer without it, so that the initiator can retry. */
+	st_ = srpt_cmd_status{};
+	st_.scsi_status = retry ? kStatusTaskSetFull : kStatusCheckCondition;
+	if (!retry) {
+		st_.sense = kSenseAbortedCommand;
+		st_.sense_len = sizeof(kSenseAbortedCommand);
+	}
+	rsp_ = Rsp::kStatus;
+	respond(0);
+}
+
+/* srpt_rdma_read_done, and the end of a round of read data */
+void Cmd::rdma_done(bool ok)
+{
+	Channel *ch = ch_;
+	const u32 held = sq_held_;
+
+	sq_held_ = 0;
+	unmap_round();
+	switch (state()) {
+	case CmdState::kNeedData:
+		ch->sendq().release(held);
+		if (!ok) {
+			ch->stats().add(Stat::kErrRdmaRead);
+			if (ch->state() <= ChState::kLive)
+				srpt_os_log(SRPT_LOG_ERR | SRPT_LOG_RATELIMITED,
+					    "%s: command %#llx: RDMA READ failed\n", ch->name(), tag);
+			set_state(CmdState::kDataIn);
+			srpt_os_cmd_abort(os, false);
+			return;
+		}
+		if (xfer.left()) {
+			submit();
+			return;
+		}
+		set_state(CmdState::kDataIn);
+		ch->stats().add(Stat::kBytesWritten, data_len);
 		srpt_os_cmd_execute(os);
 		return;
+	case CmdState::kCmdRspSent:
+		ch->sendq().release(held);
+		if (!ok) {
+			if (ch->state() <= ChState::kLive)
+				srpt_os_log(SRPT_LOG_ERR | SRPT_LOG_RATELIMITED,
+					    "%s: command %#llx: RDMA WRITE failed\n", ch->name(), tag);
+			ch->stats().add(Stat::kErrSend);
+			ch->credits().owe_one();
+			fail_response();
+			return;
+		}
+		submit();
+		return;
+	default:
+		srpt_os_log(SRPT_LOG_ERR, "%s: command %#llx: RDMA completion in state %s\n",
+			    ch->name(), tag, cmd_state_name(state()));
+		ch->sendq().release(held);
+		return;
 	}
-	ch_->stats().add(Stat::kErrRdmaRead);
-	if (ch_->state() <= ChState::kLive)
-		srpt_os_log(SRPT_LOG_ERR | SRPT_LOG_RATELIMITED,
-			    "%s: command %#llx: RDMA READ failed\n", ch_->name(), tag);
-	srpt_os_cmd_abort(os);
 }
 
-/* ---- respond ---- */
-
+/* A command given to LIO that will have no response. */
 void Cmd::fail_response()
 {
 	set_state(CmdState::kDone);
@@ -303,36 +509,30 @@ void Cmd::fail_response()
 		srpt_os_cmd_put(os);
 }
 
-template <typename Build> void Cmd::respond(u32 extra_wrs, bool with_data, Build build)
+void Cmd::respond(u32 data_bytes)
 {
-	Credits &credits = ch_->credits();
-	const u32 need = 1 + extra_wrs;
+	xfer.start(data_bytes);
+	need_ = 0;
+	submit();
+}
 
-	if (!credits.sq_reserve(need)) {
-		srpt_os_log(SRPT_LOG_ERR | SRPT_LOG_RATELIMITED,
-			    "%s: command %#llx: send queue full, response dropped\n", ch_->name(), tag);
-		credits.owe_one();
-		ch_->stats().add(Stat::kErrSend);
-		fail_response();
-		return;
-	}
-	const u32 delta = credits.take_response_delta();
-	const ktl::size_t len = build(delta);
-	/* Before posting: the completion may run before post returns. */
-	sq_held = need;
-	const int ret = len ? srpt_os_cmd_post_response(os, static_cast<u32>(len), with_data)
-			    : -ktl::kEINVAL;
-	if (ret) {
-		sq_held = 0;
-		credits.sq_release(need);
-		credits.response_failed(delta);
-		ch_->stats().add(Stat::kErrSend);
-		if (ch_->state() <= ChState::kLive)
-			srpt_os_log(SRPT_LOG_ERR | SRPT_LOG_RATELIMITED,
-				    "%s: command %#llx: sending the response failed (%d)\n",
-				    ch_->name(), tag, ret);
-		fail_response();
-	}
+ktl::size_t Cmd::build_rsp(u32 delta)
+{
+	RspHeader h;
+
+	h.tag = tag;
+	h.req_lim_delta = delta;
+	h.req_sol_not = sol_not;
+	if (rsp_ == Rsp::kTmf)
+		return build_tmf_rsp(h, tmf_code_, ktl::MutableBytes(rsp_buf, rsp_size));
+	return build_cmd_rsp(h, st_, ch_->max_ti_iu_len(), ktl::MutableBytes(rsp_buf, rsp_size));
+}
+
+void Cmd::unmap_round()
+{
+	for (u32 i = 0; i < round_bufs_; i++)
+		srpt_os_cmd_rdma_unmap(os, round_first_ + i);
+	round_bufs_ = 0;
 }
 
 /* srpt_queue_response for queue_data_in and queue_status */
@@ -340,55 +540,41 @@ void Cmd::queue_response(const srpt_cmd_status &st, bool with_data)
 {
 	const CmdState prev = set_state(CmdState::kCmdRspSent);
 
-	if (prev != CmdState::kNew && prev != CmdState::kDataIn && prev != CmdState::kNeedData) {
+	/* Not while its write data comes in: that step may be in the send queue. */
+	if (prev != CmdState::kNew && prev != CmdState::kDataIn) {
 		srpt_os_log(SRPT_LOG_ERR, "%s: command %#llx: response in state %s\n", ch_->name(),
 			    tag, cmd_state_name(prev));
 		return;
 	}
-	with_data = with_data && dir == SRPT_DATA_IN && n_rdma;
-	if (with_data)
-		ch_->stats().add(Stat::kBytesRead, data_len);
-	respond_status(st, with_data ? n_rdma : 0, with_data);
+	rsp_ = Rsp::kStatus;
+	st_ = st;
+	/* Exactly the bytes of the SCSI transfer, never what lies past them. */
+	u32 bytes = 0;
+	if (with_data && dir == SRPT_DATA_IN)
+		bytes = ktl::min(st.data_len, xfer.total());
+	ch_->stats().add(Stat::kBytesRead, bytes);
+	respond(bytes);
 }
 
 void Cmd::respond_local_status(u8 scsi_status, const u8 *sense, u32 sense_len)
 {
-	srpt_cmd_status st{};
-
 	local = true;
 	set_state(CmdState::kCmdRspSent);
-	st.scsi_status = scsi_status;
-	st.sense = sense;
-	st.sense_len = sense_len;
-	respond_status(st, 0, false);
-}
-
-/* An SRP_RSP carrying st, behind extra_wrs RDMA WRITEs of read data. */
-void Cmd::respond_status(const srpt_cmd_status &st, u32 extra_wrs, bool with_data)
-{
-	respond(extra_wrs, with_data, [&](u32 delta) {
-		RspHeader h;
-
-		h.tag = tag;
-		h.req_lim_delta = delta;
-		h.req_sol_not = sol_not;
-		return build_cmd_rsp(h, st, ch_->max_ti_iu_len(),
-				     ktl::MutableBytes(rsp_buf, rsp_size));
-	});
+	rsp_ = Rsp::kStatus;
+	st_ = srpt_cmd_status{};
+	st_.scsi_status = scsi_status;
+	st_.sense = sense;
+	st_.sense_len = sense_len;
+	respond(0);
 }
 
 void Cmd::respond_local_tmf(u8 rsp_code)
 {
 	local = true;
 	set_state(CmdState::kMgmtRspSent);
-	respond(0, false, [&](u32 delta) {
-		RspHeader h;
-
-		h.tag = tag;
-		h.req_lim_delta = delta;
-		h.req_sol_not = sol_not;
-		return build_tmf_rsp(h, rsp_code, ktl::MutableBytes(rsp_buf, rsp_size));
-	});
+	rsp_ = Rsp::kTmf;
+	tmf_code_ = rsp_code;
+	respond(0);
 }
 
 /* srpt_queue_tm_rsp */
@@ -399,14 +585,9 @@ void Cmd::queue_tm_response(srpt_tmr_response r)
 			    ch_->name(), tag, cmd_state_name(state()));
 		return;
 	}
-	respond(0, false, [&](u32 delta) {
-		RspHeader h;
-
-		h.tag = tag;
-		h.req_lim_delta = delta;
-		h.req_sol_not = sol_not;
-		return build_tmf_rsp(h, tmf_rsp_code(r), ktl::MutableBytes(rsp_buf, rsp_size));
-	});
+	rsp_ = Rsp::kTmf;
+	tmf_code_ = tmf_rsp_code(r);
+	respond(0);
 }
 
 /* ---- recycle ---- */
@@ -416,9 +597,11 @@ void Cmd::send_done(bool ok)
 {
 	Channel *ch = ch_;
 	const CmdState prev = set_state(CmdState::kDone);
+	const u32 held = sq_held_;
 
-	ch->credits().sq_release(sq_held);
-	sq_held = 0;
+	sq_held_ = 0;
+	unmap_round();
+	ch->sendq().release(held);
 	if (!ok && ch->state() <= ChState::kLive) {
 		srpt_os_log(SRPT_LOG_ERR | SRPT_LOG_RATELIMITED,
 			    "%s: command %#llx: sending the response failed\n", ch->name(), tag);
@@ -451,6 +634,7 @@ void Cmd::release()
 		imm_recv = nullptr;
 	}
 	srpt_os_cmd_release_data(os);
+	xfer.clear();
 	ch_->put_cmd(this);
 }
 
@@ -495,9 +679,9 @@ extern "C" int srpt_core_cmd_state(struct srpt_cmd *cmd)
 	return static_cast<int>(from_handle<Cmd>(cmd)->state());
 }
 
-extern "C" void srpt_core_rdma_read_done(struct srpt_cmd *cmd, int ok)
+extern "C" void srpt_core_rdma_done(struct srpt_cmd *cmd, int ok)
 {
-	from_handle<Cmd>(cmd)->rdma_read_done(ok != 0);
+	from_handle<Cmd>(cmd)->rdma_done(ok != 0);
 }
 
 extern "C" void srpt_core_send_done(struct srpt_cmd *cmd, int ok)

@@ -7,6 +7,7 @@
 #include <srpt/live.h>
 #include <srpt/params.h>
 #include <srpt/registry.h>
+#include <srpt/srq_hold.h>
 
 namespace srpt {
 
@@ -21,7 +22,7 @@ Device::Device(srpt_os_device *os, const srpt_device_info &info) : os_(os)
 	attrs_.max_qp_wr = info.max_qp_wr;
 	attrs_.max_srq_wr = info.max_srq_wr;
 	attrs_.max_send_sge = info.max_send_sge;
-	srq_mutex_.init();
+	KTL_LOCK_INIT(srq_mutex_);
 	live_inc(Live::kDevice);
 }
 
@@ -216,6 +217,16 @@ int Device::srq_get()
 	return 0;
 }
 
+bool Device::srq_hold()
+{
+	ktl::MutexGuard guard(srq_mutex_);
+
+	if (srq_users_ == 0)
+		return false;
+	srq_users_++;
+	return true;
+}
+
 void Device::srq_put()
 {
 	ktl::MutexGuard guard(srq_mutex_);
@@ -224,6 +235,22 @@ void Device::srq_put()
 		return;
 	if (--srq_users_ == 0)
 		srq_destroy();
+}
+
+bool SrqHold::acquire(Device *dev)
+{
+	reset();
+	if (!dev->srq_hold())
+		return false;
+	dev_ = dev;
+	return true;
+}
+
+void SrqHold::reset()
+{
+	if (dev_)
+		dev_->srq_put();
+	dev_ = nullptr;
 }
 
 } // namespace srpt

@@ -3,6 +3,7 @@
  * Send contexts: the command state machine and the channel's pool of
  * free contexts (srpt_get_send_ioctx).
  */
+#include <ktl/errno.h>
 #include <srpt/channel.h>
 #include <srpt/ioctx.h>
 
@@ -55,11 +56,14 @@ void Cmd::reset()
 	dir = SRPT_DATA_NONE;
 	data_kind = DataKind::kNone;
 	data_len = 0;
-	n_rdma = 0;
-	sq_held = 0;
 	local = false;
 	start_ns = 0;
-	KTL_WARN_ON(imm_recv);
+	rsp_ = Rsp::kNone;
+	need_ = 0;
+	step_err_ = 0;
+	post_err_ = false;
+	failed_with_rsp_ = false;
+	KTL_WARN_ON(imm_recv || xfer.buffers() || round_bufs_ || sq_held_);
 }
 
 Cmd *Channel::get_cmd()
@@ -84,13 +88,20 @@ void Channel::put_cmd(Cmd *c)
 	}
 	in_flight_.fetch_sub(1, ktl::MemoryOrder::relaxed);
 	/*
-	 * IUs waiting for a context are handled in completion context only:
-	 * if some wait, have a zero-length write complete there.
+	 * Pairs with on_recv(): either that IU sees this context in the
+	 * list, or this sees it waiting. IUs waiting for a context are
+	 * handled in completion context only: have a zero-length write
+	 * complete there. Through the send queue, which posts nothing once
+	 * the channel drains.
 	 */
+	ktl::atomic_thread_fence(ktl::MemoryOrder::seq_cst);
 	bool expected = false;
-	if (waiting_.load() && state() == ChState::kLive &&
+	if (waiting_.load(ktl::MemoryOrder::relaxed) && state() == ChState::kLive &&
 	    kick_pending_.compare_exchange(expected, true)) {
-		if (srpt_os_channel_post_zero_write(os_))
+		int ret = -ktl::kESHUTDOWN;
+
+		(void)sendq_.if_open([&] { ret = srpt_os_channel_post_zero_write(os_); });
+		if (ret)
 			kick_pending_.store(false);
 	}
 }

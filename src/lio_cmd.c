@@ -17,10 +17,21 @@
 #include "compat.h"
 #include "lio_cmd.h"
 
-struct srpt_rw_ctx {
-	struct rdma_rw_ctx rw;
+/*
+ * The local memory for one remote buffer of a command, and its mapping
+ * for RDMA while a piece of it is under way (see srpt_os_cmd_rdma_map()).
+ */
+struct srpt_buf {
 	struct scatterlist *sg;
 	unsigned int nents;
+	u64 va;
+	u32 rkey;
+	struct rdma_rw_ctx rw;
+	bool mapped;
+	bool posted;
+	struct scatterlist *map_sg;	/* the entries mapped ... */
+	unsigned int map_nents;
+	u32 trimmed_len;		/* ... and the last one's length before, if cut */
 };
 
 struct srpt_os_cmd {
@@ -33,14 +44,14 @@ struct srpt_os_cmd {
 	struct ib_cqe send_cqe;
 	struct ib_cqe rdma_cqe;
 	enum dma_data_direction dir;
-	/* The data buffer: an immediate data buffer or rdma_rw contexts. */
+	/* The data buffer: immediate data, or local buffers moved by RDMA. */
 	struct scatterlist imm_sg;
 	struct scatterlist *sg;
 	unsigned int sg_cnt;
-	struct srpt_rw_ctx *rw_ctxs;
-	struct srpt_rw_ctx s_rw_ctx;	/* rw_ctxs for a single buffer */
-	unsigned int n_rw_ctx;
-	unsigned int max_rw_ctx;
+	struct srpt_buf *bufs;
+	struct srpt_buf s_buf;		/* bufs for a single buffer */
+	unsigned int n_bufs;
+	unsigned int max_bufs;
 	u8 sense[TRANSPORT_SENSE_BUFFER];
 };
 
@@ -57,12 +68,12 @@ static void srpt_send_done(struct ib_cq *cq, struct ib_wc *wc)
 	srpt_core_send_done(cmd->core, wc->status == IB_WC_SUCCESS);
 }
 
-static void srpt_rdma_read_done(struct ib_cq *cq, struct ib_wc *wc)
+static void srpt_rdma_done(struct ib_cq *cq, struct ib_wc *wc)
 {
 	struct srpt_os_cmd *cmd = container_of(wc->wr_cqe, struct srpt_os_cmd,
 					       rdma_cqe);
 
-	srpt_core_rdma_read_done(cmd->core, wc->status == IB_WC_SUCCESS);
+	srpt_core_rdma_done(cmd->core, wc->status == IB_WC_SUCCESS);
 }
 
 struct srpt_os_cmd *srpt_os_cmd_alloc(struct srpt_os_channel *ch,
@@ -86,7 +97,7 @@ struct srpt_os_cmd *srpt_os_cmd_alloc(struct srpt_os_channel *ch,
 	cmd->core = core;
 	cmd->ch = ch;
 	cmd->send_cqe.done = srpt_send_done;
-	cmd->rdma_cqe.done = srpt_rdma_read_done;
+	cmd->rdma_cqe.done = srpt_rdma_done;
 	*rsp_buf = cmd->rsp_buf;
 	return cmd;
 
@@ -152,22 +163,50 @@ void srpt_os_cmd_map_imm(struct srpt_os_cmd *cmd, void *data, u32 len)
 	cmd->sg_cnt = 1;
 }
 
-int srpt_os_cmd_rdma_prepare(struct srpt_os_cmd *cmd, u32 count,
+int srpt_os_cmd_bufs_prepare(struct srpt_os_cmd *cmd, u32 count,
 			     enum srpt_data_dir dir)
 {
 	cmd->dir = srpt_dma_dir(dir);
-	cmd->n_rw_ctx = 0;
+	cmd->n_bufs = 0;
 	cmd->sg = NULL;
 	cmd->sg_cnt = 0;
 	if (count == 1) {
-		cmd->rw_ctxs = &cmd->s_rw_ctx;
+		cmd->bufs = &cmd->s_buf;
+		memset(cmd->bufs, 0, sizeof(*cmd->bufs));
 	} else {
-		cmd->rw_ctxs = kmalloc_array(count, sizeof(*cmd->rw_ctxs),
-					     GFP_KERNEL);
-		if (!cmd->rw_ctxs)
+		cmd->bufs = kcalloc(count, sizeof(*cmd->bufs), GFP_KERNEL);
+		if (!cmd->bufs)
 			return -ENOMEM;
 	}
-	cmd->max_rw_ctx = count;
+	cmd->max_bufs = count;
+	return 0;
+}
+
+int srpt_os_cmd_buf_add(struct srpt_os_cmd *cmd, u64 va, u32 rkey, u32 len)
+{
+	struct srpt_buf *buf, *prev;
+	int ret;
+
+	if (WARN_ON_ONCE(cmd->n_bufs >= cmd->max_bufs))
+		return -EINVAL;
+	buf = &cmd->bufs[cmd->n_bufs];
+	/* All but the last table get room for a chain entry. */
+	ret = target_alloc_sgl(&buf->sg, &buf->nents, len, false,
+			       cmd->n_bufs < cmd->max_bufs - 1);
+	if (ret)
+		return ret;
+	buf->va = va;
+	buf->rkey = rkey;
+	/* LIO sees one scatterlist: chain this buffer's behind the last. */
+	if (cmd->n_bufs) {
+		prev = &cmd->bufs[cmd->n_bufs - 1];
+		sg_unmark_end(&prev->sg[prev->nents - 1]);
+		sg_chain(prev->sg, prev->nents + 1, buf->sg);
+	} else {
+		cmd->sg = buf->sg;
+	}
+	cmd->sg_cnt += buf->nents;
+	cmd->n_bufs++;
 	return 0;
 }
 
@@ -177,56 +216,78 @@ static enum dma_data_direction srpt_rdma_dir(struct srpt_os_cmd *cmd)
 	return cmd->dir == DMA_TO_DEVICE ? DMA_FROM_DEVICE : DMA_TO_DEVICE;
 }
 
-int srpt_os_cmd_rdma_add(struct srpt_os_cmd *cmd, u64 va, u32 rkey, u32 len)
+int srpt_os_cmd_rdma_map(struct srpt_os_cmd *cmd, u32 b, u32 off, u32 len)
 {
 	struct srpt_os_channel *ch = cmd->ch;
-	struct srpt_rw_ctx *ctx, *prev;
+	struct srpt_buf *buf = &cmd->bufs[b];
+	unsigned int first, last;
+	struct scatterlist *end;
+	u32 end_len;
 	int ret;
 
-	if (WARN_ON_ONCE(cmd->n_rw_ctx >= cmd->max_rw_ctx))
+	BUILD_BUG_ON(SRPT_RDMA_PIECE_ALIGN % PAGE_SIZE);
+	if (WARN_ON_ONCE(b >= cmd->n_bufs || buf->mapped || !len ||
+			 off % SRPT_RDMA_PIECE_ALIGN))
 		return -EINVAL;
-	ctx = &cmd->rw_ctxs[cmd->n_rw_ctx];
-	/* All but the last sgl get room for a chain entry. */
-	ret = target_alloc_sgl(&ctx->sg, &ctx->nents, len, false,
-			       cmd->n_rw_ctx < cmd->max_rw_ctx - 1);
-	if (ret)
-		return ret;
-	ret = rdma_rw_ctx_init(&ctx->rw, ch->qp, ch->port_num, ctx->sg,
-			       ctx->nents, 0, va, rkey, srpt_rdma_dir(cmd));
+	/* target_alloc_sgl() made one entry per page. */
+	first = off >> PAGE_SHIFT;
+	last = (off + len - 1) >> PAGE_SHIFT;
+	if (WARN_ON_ONCE(last >= buf->nents))
+		return -EINVAL;
+	/* rdma_rw moves whole entries: cut the last one to the piece's end. */
+	end = &buf->sg[last];
+	end_len = off + len - (last << PAGE_SHIFT);
+	buf->trimmed_len = 0;
+	if (end->length > end_len) {
+		buf->trimmed_len = end->length;
+		end->length = end_len;
+	}
+	ret = rdma_rw_ctx_init(&buf->rw, ch->qp, ch->port_num, &buf->sg[first],
+			       last - first + 1, 0, buf->va + off, buf->rkey,
+			       srpt_rdma_dir(cmd));
 	if (ret < 0) {
-		target_free_sgl(ctx->sg, ctx->nents);
+		if (buf->trimmed_len)
+			end->length = buf->trimmed_len;
 		return ret;
 	}
-	/* LIO sees one scatterlist: chain this buffer's behind the last. */
-	if (cmd->n_rw_ctx) {
-		prev = &cmd->rw_ctxs[cmd->n_rw_ctx - 1];
-		sg_unmark_end(&prev->sg[prev->nents - 1]);
-		sg_chain(prev->sg, prev->nents + 1, ctx->sg);
-	} else {
-		cmd->sg = ctx->sg;
-	}
-	cmd->sg_cnt += ctx->nents;
-	cmd->n_rw_ctx++;
+	buf->map_sg = &buf->sg[first];
+	buf->map_nents = last - first + 1;
+	buf->mapped = true;
+	buf->posted = false;
 	return ret;
+}
+
+void srpt_os_cmd_rdma_unmap(struct srpt_os_cmd *cmd, u32 b)
+{
+	struct srpt_os_channel *ch = cmd->ch;
+	struct srpt_buf *buf;
+
+	if (WARN_ON_ONCE(b >= cmd->n_bufs))
+		return;
+	buf = &cmd->bufs[b];
+	if (!buf->mapped)
+		return;
+	rdma_rw_ctx_destroy(&buf->rw, ch->qp, ch->port_num, buf->map_sg,
+			    buf->map_nents, srpt_rdma_dir(cmd));
+	if (buf->trimmed_len)
+		buf->map_sg[buf->map_nents - 1].length = buf->trimmed_len;
+	buf->mapped = false;
+	buf->posted = false;
 }
 
 void srpt_os_cmd_release_data(struct srpt_os_cmd *cmd)
 {
-	struct srpt_os_channel *ch = cmd->ch;
 	unsigned int i;
 
-	for (i = 0; i < cmd->n_rw_ctx; i++) {
-		struct srpt_rw_ctx *ctx = &cmd->rw_ctxs[i];
-
-		rdma_rw_ctx_destroy(&ctx->rw, ch->qp, ch->port_num, ctx->sg,
-				    ctx->nents, srpt_rdma_dir(cmd));
-		target_free_sgl(ctx->sg, ctx->nents);
+	for (i = 0; i < cmd->n_bufs; i++) {
+		srpt_os_cmd_rdma_unmap(cmd, i);
+		target_free_sgl(cmd->bufs[i].sg, cmd->bufs[i].nents);
 	}
-	if (cmd->rw_ctxs != &cmd->s_rw_ctx)
-		kfree(cmd->rw_ctxs);
-	cmd->rw_ctxs = NULL;
-	cmd->n_rw_ctx = 0;
-	cmd->max_rw_ctx = 0;
+	if (cmd->bufs != &cmd->s_buf)
+		kfree(cmd->bufs);
+	cmd->bufs = NULL;
+	cmd->n_bufs = 0;
+	cmd->max_bufs = 0;
 	cmd->sg = NULL;
 	cmd->sg_cnt = 0;
 }
@@ -240,9 +301,10 @@ void srpt_os_cmd_submit(struct srpt_os_cmd *cmd, const u8 *cdb)
 	srpt_target_submit(&cmd->se_cmd);
 }
 
-void srpt_os_cmd_abort(struct srpt_os_cmd *cmd)
+void srpt_os_cmd_abort(struct srpt_os_cmd *cmd, int transient)
 {
-	transport_generic_request_failure(&cmd->se_cmd,
+	transport_generic_request_failure(&cmd->se_cmd, transient ?
+					  TCM_OUT_OF_RESOURCES :
 					  TCM_CHECK_CONDITION_ABORT_CMD);
 }
 
@@ -280,28 +342,12 @@ void srpt_os_cmd_execute(struct srpt_os_cmd *cmd)
 	target_execute_cmd(&cmd->se_cmd);
 }
 
-int srpt_os_cmd_post_rdma_read(struct srpt_os_cmd *cmd)
-{
-	struct srpt_os_channel *ch = cmd->ch;
-	struct ib_send_wr *first_wr = NULL;
-	struct ib_cqe *cqe = &cmd->rdma_cqe;
-	int i;
-
-	/* Chained back to front; only the last READ signals completion. */
-	for (i = cmd->n_rw_ctx - 1; i >= 0; i--) {
-		first_wr = rdma_rw_ctx_wrs(&cmd->rw_ctxs[i].rw, ch->qp,
-					   ch->port_num, cqe, first_wr);
-		cqe = NULL;
-	}
-	return ib_post_send(ch->qp, first_wr, NULL);
-}
-
-int srpt_os_cmd_post_response(struct srpt_os_cmd *cmd, u32 len, int with_data)
+int srpt_os_cmd_post(struct srpt_os_cmd *cmd, u32 rsp_len)
 {
 	struct srpt_os_channel *ch = cmd->ch;
 	struct ib_sge sge = {
 		.addr = cmd->rsp_dma,
-		.length = len,
+		.length = rsp_len,
 		.lkey = ch->sdev->pd->local_dma_lkey,
 	};
 	struct ib_send_wr send_wr = {
@@ -311,16 +357,29 @@ int srpt_os_cmd_post_response(struct srpt_os_cmd *cmd, u32 len, int with_data)
 		.opcode = IB_WR_SEND,
 		.send_flags = IB_SEND_SIGNALED,
 	};
-	struct ib_send_wr *first_wr = &send_wr;
+	struct ib_send_wr *first_wr = NULL;
+	/* Without a response the last transfer signals its completion. */
+	struct ib_cqe *cqe = rsp_len ? NULL : &cmd->rdma_cqe;
 	int i;
 
-	/* The read data goes out ahead of the response, in one post. */
-	if (with_data)
-		for (i = cmd->n_rw_ctx - 1; i >= 0; i--)
-			first_wr = rdma_rw_ctx_wrs(&cmd->rw_ctxs[i].rw, ch->qp,
-						   ch->port_num, NULL, first_wr);
-	ib_dma_sync_single_for_device(ch->sdev->ib, cmd->rsp_dma, len,
-				      DMA_TO_DEVICE);
+	if (rsp_len) {
+		ib_dma_sync_single_for_device(ch->sdev->ib, cmd->rsp_dma,
+					      rsp_len, DMA_TO_DEVICE);
+		first_wr = &send_wr;
+	}
+	/* Chained back to front: the data goes out ahead of the response. */
+	for (i = cmd->n_bufs - 1; i >= 0; i--) {
+		struct srpt_buf *buf = &cmd->bufs[i];
+
+		if (!buf->mapped || buf->posted)
+			continue;
+		first_wr = rdma_rw_ctx_wrs(&buf->rw, ch->qp, ch->port_num, cqe,
+					   first_wr);
+		cqe = NULL;
+		buf->posted = true;
+	}
+	if (WARN_ON_ONCE(!first_wr))
+		return -EINVAL;
 	return ib_post_send(ch->qp, first_wr, NULL);
 }
 
@@ -369,6 +428,7 @@ static void srpt_queue(struct se_cmd *se_cmd, int with_data)
 		.scsi_status = se_cmd->scsi_status,
 		.residual = SRPT_RESIDUAL_NONE,
 		.residual_count = se_cmd->residual_count,
+		.data_len = se_cmd->data_length,
 		.sense = se_cmd->sense_buffer,
 		.sense_len = se_cmd->scsi_sense_length,
 	};

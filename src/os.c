@@ -11,6 +11,7 @@
 #include <linux/completion.h>
 #include <linux/jiffies.h>
 #include <linux/kernel.h>
+#include <linux/lockdep.h>
 #include <linux/mm.h>
 #include <linux/mutex.h>
 #include <linux/printk.h>
@@ -28,6 +29,13 @@ static_assert(sizeof(spinlock_t) <= sizeof(struct srpt_os_spinlock));
 static_assert(sizeof(struct mutex) <= sizeof(struct srpt_os_mutex));
 static_assert(sizeof(struct completion) <= sizeof(struct srpt_os_completion));
 static_assert(sizeof(struct srpt_work) <= sizeof(struct srpt_os_work));
+static_assert(sizeof(struct lock_class_key) <= sizeof(struct srpt_os_lock_class));
+
+/* The core's static lock class: lockdep wants it in static memory, which it is. */
+static struct lock_class_key *to_key(struct srpt_os_lock_class *cls)
+{
+	return (struct lock_class_key *)cls->opaque;
+}
 
 void *srpt_os_alloc(size_t size, size_t align, unsigned int flags)
 {
@@ -96,9 +104,11 @@ static spinlock_t *to_spinlock(struct srpt_os_spinlock *l)
 	return (spinlock_t *)l->opaque;
 }
 
-void srpt_os_spin_init(struct srpt_os_spinlock *lock)
+void srpt_os_spin_init(struct srpt_os_spinlock *lock, const char *name,
+		       struct srpt_os_lock_class *cls)
 {
 	spin_lock_init(to_spinlock(lock));
+	lockdep_set_class_and_name(to_spinlock(lock), to_key(cls), name);
 }
 
 /* The core's guards pair these; sparse sees only the kernel side. */
@@ -123,9 +133,10 @@ static struct mutex *to_mutex(struct srpt_os_mutex *m)
 	return (struct mutex *)m->opaque;
 }
 
-void srpt_os_mutex_init(struct srpt_os_mutex *m)
+void srpt_os_mutex_init(struct srpt_os_mutex *m, const char *name,
+			struct srpt_os_lock_class *cls)
 {
-	mutex_init(to_mutex(m));
+	__mutex_init(to_mutex(m), name, to_key(cls));
 }
 
 void srpt_os_mutex_lock(struct srpt_os_mutex *m)

@@ -14,10 +14,10 @@ Port::Port(Device *dev, srpt_os_device *os, const char *dev_name, u32 num)
 	: device_(dev), os_(os), num_(num)
 {
 	dev_name_.put(dev_name);
-	cache_lock_.init();
-	dev_mutex_.init();
-	target_mutex_.init();
-	ch_mutex_.init();
+	KTL_LOCK_INIT(cache_lock_);
+	KTL_LOCK_INIT(dev_mutex_);
+	KTL_LOCK_INIT(target_mutex_);
+	KTL_LOCK_INIT(ch_mutex_);
 	srpt_os_work_init(&refresh_work_, refresh_work_fn, this);
 	live_inc(Live::kPort);
 }
@@ -185,7 +185,7 @@ bool Port::mad_registered() const
 int Port::attach_tport(srpt_port_id_kind kind, TPort *tport)
 {
 	ktl::MutexGuard guard(target_mutex_);
-	TPort *&slot = tports_[kind == SRPT_PORT_ID_GUID ? 0 : 1];
+	TPort *&slot = tports_[tport_slot(kind)];
 
 	if (slot)
 		return -ktl::kEEXIST;
@@ -196,7 +196,7 @@ int Port::attach_tport(srpt_port_id_kind kind, TPort *tport)
 void Port::detach_tport(srpt_port_id_kind kind, TPort *tport)
 {
 	ktl::MutexGuard guard(target_mutex_);
-	TPort *&slot = tports_[kind == SRPT_PORT_ID_GUID ? 0 : 1];
+	TPort *&slot = tports_[tport_slot(kind)];
 
 	if (!KTL_WARN_ON(slot != tport))
 		slot = nullptr;
@@ -214,13 +214,6 @@ void Port::set_attrib(const PortAttrib &a)
 	ktl::MutexGuard guard(target_mutex_);
 
 	attrib_ = a;
-}
-
-TPort *Port::tport(srpt_port_id_kind kind) const
-{
-	ktl::MutexGuard guard(target_mutex_);
-
-	return tports_[kind == SRPT_PORT_ID_GUID ? 0 : 1];
 }
 
 } // namespace srpt

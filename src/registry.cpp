@@ -16,7 +16,7 @@ constinit ktl::List<Device, &Device::registry_node> g_devices; /* guarded by g_l
 
 void registry_init()
 {
-	g_lock.init();
+	KTL_LOCK_INIT(g_lock);
 }
 
 void registry_add(Device *dev)

@@ -25,6 +25,7 @@ constexpr const char *kNames[static_cast<int>(Stat::kCount)] = {
 	"errors_rdma_read",
 	"errors_unknown_iu",
 	"dropped_commands",
+	"send_queue_waits",
 };
 
 /* By SRP_LOGIN_REJ reason, 0x00010000 + index. */

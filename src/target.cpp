@@ -21,7 +21,7 @@ TPort::TPort(ktl::RefPtr<Port> port, srpt_port_id_kind kind, srpt_os_tport *os)
 		name_.put(c.guid_name.c_str());
 	else
 		name_.put(c.gid_name.c_str());
-	tpgs_mutex_.init();
+	KTL_LOCK_INIT(tpgs_mutex_);
 	live_inc(Live::kTPort);
 }
 

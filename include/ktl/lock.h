@@ -2,8 +2,11 @@
 /*
  * Kernel locks for the core, with RAII guards. The lock objects live in
  * core objects as opaque storage (see srpt_os_spinlock in srpt/abi.h) and
- * must be initialised with init() before use; that keeps them usable in
- * constinit globals, which the module initialises at load time.
+ * must be initialised with KTL_LOCK_INIT() before use; that keeps them
+ * usable in constinit globals, which the module initialises at load time.
+ *
+ * The order in which the core takes its locks is written down once, in
+ * srpt/locking.h.
  */
 #pragma once
 
@@ -17,7 +20,7 @@ public:
 	SpinLock(const SpinLock &) = delete;
 	SpinLock &operator=(const SpinLock &) = delete;
 
-	void init() { srpt_os_spin_init(&lock_); }
+	void init(const char *name, srpt_os_lock_class *cls) { srpt_os_spin_init(&lock_, name, cls); }
 	[[nodiscard]] unsigned long lock() { return srpt_os_spin_lock_irqsave(&lock_); }
 	void unlock(unsigned long flags) { srpt_os_spin_unlock_irqrestore(&lock_, flags); }
 
@@ -31,7 +34,7 @@ public:
 	Mutex(const Mutex &) = delete;
 	Mutex &operator=(const Mutex &) = delete;
 
-	void init() { srpt_os_mutex_init(&m_); }
+	void init(const char *name, srpt_os_lock_class *cls) { srpt_os_mutex_init(&m_, name, cls); }
 	void destroy() { srpt_os_mutex_destroy(&m_); }
 	void lock() { srpt_os_mutex_lock(&m_); }
 	void unlock() { srpt_os_mutex_unlock(&m_); }
@@ -39,6 +42,18 @@ public:
 private:
 	srpt_os_mutex m_;
 };
+
+/*
+ * Initialises @lock (a SpinLock or Mutex) with a lock class of its own:
+ * one static class per use of the macro, as the kernel's mutex_init()
+ * makes one per call site, so that lockdep tells the core's locks apart.
+ * The class is constant-initialised: no guard variable, no constructor.
+ */
+#define KTL_LOCK_INIT(lock)                                                                \
+	(lock).init(#lock, [] {                                                            \
+		static constinit srpt_os_lock_class ktl_lock_class{};                      \
+		return &ktl_lock_class;                                                    \
+	}())
 
 /* Holds a SpinLock (interrupts disabled) for its scope. */
 class SpinGuard {

@@ -97,12 +97,24 @@ struct srpt_os_work {
 	unsigned long opaque[16];
 };
 
-void srpt_os_spin_init(struct srpt_os_spinlock *lock);
+/*
+ * A lock class for the kernel's lock validator: one static instance per
+ * lock declaration in the core (as mutex_init() makes one per call site),
+ * so that lockdep tells the core's locks apart. ktl/lock.h's
+ * KTL_LOCK_INIT() makes it; @name is what lockdep reports.
+ */
+struct srpt_os_lock_class {
+	unsigned long opaque[4];
+};
+
+void srpt_os_spin_init(struct srpt_os_spinlock *lock, const char *name,
+		       struct srpt_os_lock_class *cls);
 /* Disables interrupts: safe from any context. Returns the saved flags. */
 unsigned long srpt_os_spin_lock_irqsave(struct srpt_os_spinlock *lock);
 void srpt_os_spin_unlock_irqrestore(struct srpt_os_spinlock *lock, unsigned long flags);
 
-void srpt_os_mutex_init(struct srpt_os_mutex *m);
+void srpt_os_mutex_init(struct srpt_os_mutex *m, const char *name,
+			struct srpt_os_lock_class *cls);
 void srpt_os_mutex_lock(struct srpt_os_mutex *m);
 void srpt_os_mutex_unlock(struct srpt_os_mutex *m);
 void srpt_os_mutex_destroy(struct srpt_os_mutex *m);
@@ -542,15 +554,35 @@ SRPT_NODISCARD int srpt_os_cmd_init(struct srpt_os_cmd *cmd, const struct srpt_c
 /* Immediate data: the data buffer is @len bytes at @data (in a receive buffer). */
 void srpt_os_cmd_map_imm(struct srpt_os_cmd *cmd, void *data, srpt_u32 len);
 /*
- * Prepares @count remote buffers for a transfer in direction @dir; then
- * one srpt_os_cmd_rdma_add() each. Before srpt_os_cmd_init().
+ * A data buffer moved by RDMA: one local buffer per remote buffer (direct
+ * descriptor) of the request, in order, which LIO sees as one
+ * scatterlist. srpt_os_cmd_bufs_prepare() makes room for @count buffers
+ * of a transfer in direction @dir, then each srpt_os_cmd_buf_add()
+ * allocates the next one, of @len bytes, for the remote buffer @va/@rkey.
+ * Before srpt_os_cmd_init(). 0 or -ENOMEM.
  */
-SRPT_NODISCARD int srpt_os_cmd_rdma_prepare(struct srpt_os_cmd *cmd, srpt_u32 count,
+SRPT_NODISCARD int srpt_os_cmd_bufs_prepare(struct srpt_os_cmd *cmd, srpt_u32 count,
 					    enum srpt_data_dir dir);
-/* Allocates local memory for a remote buffer and maps it; returns the WR count. */
-SRPT_NODISCARD int srpt_os_cmd_rdma_add(struct srpt_os_cmd *cmd, srpt_u64 va, srpt_u32 rkey,
+SRPT_NODISCARD int srpt_os_cmd_buf_add(struct srpt_os_cmd *cmd, srpt_u64 va, srpt_u32 rkey,
+				       srpt_u32 len);
+
+/* Where a transfer may start inside a buffer: a page boundary on every kernel. */
+#define SRPT_RDMA_PIECE_ALIGN 65536u
+
+/*
+ * Maps bytes [@off, @off + @len) of buffer @buf (0-based) for a transfer
+ * to or from the same bytes of its remote buffer: RDMA READs for
+ * data-out, RDMA WRITEs for data-in. @off is a multiple of
+ * SRPT_RDMA_PIECE_ALIGN; a buffer has at most one mapping at a time.
+ * Returns how many send work requests the transfer takes; -EAGAIN or
+ * -ENOMEM when the QP's memory registrations or the system's memory are
+ * short for now; another negative errno when it cannot be done.
+ */
+SRPT_NODISCARD int srpt_os_cmd_rdma_map(struct srpt_os_cmd *cmd, srpt_u32 buf, srpt_u32 off,
 					srpt_u32 len);
-/* Undoes prepare/add (or map_imm); idempotent. */
+/* Undoes the mapping of @buf once its work requests completed or were never posted. */
+void srpt_os_cmd_rdma_unmap(struct srpt_os_cmd *cmd, srpt_u32 buf);
+/* Unmaps and frees every buffer (or forgets the immediate data); idempotent. */
 void srpt_os_cmd_release_data(struct srpt_os_cmd *cmd);
 /*
  * target_submit_prep() + target_submit(). The CDB is copied by LIO.
@@ -558,8 +590,12 @@ void srpt_os_cmd_release_data(struct srpt_os_cmd *cmd);
  * callbacks even when it fails the command itself.
  */
 void srpt_os_cmd_submit(struct srpt_os_cmd *cmd, const srpt_u8 *cdb);
-/* After a failed data transfer: transport_generic_request_failure(). */
-void srpt_os_cmd_abort(struct srpt_os_cmd *cmd);
+/*
+ * The write data cannot be had: transport_generic_request_failure(), which
+ * answers TASK SET FULL when @transient (the initiator retries), else
+ * CHECK CONDITION, ABORTED COMMAND.
+ */
+void srpt_os_cmd_abort(struct srpt_os_cmd *cmd, int transient);
 
 enum srpt_tmf {
 	SRPT_TMF_ABORT_TASK,
@@ -578,15 +614,14 @@ SRPT_NODISCARD int srpt_os_cmd_submit_tmr(struct srpt_os_cmd *cmd, srpt_u64 lun,
 
 /* target_execute_cmd(): the write data is in. */
 void srpt_os_cmd_execute(struct srpt_os_cmd *cmd);
-/* Posts the RDMA READs of the write data; completes in srpt_core_rdma_read_done(). */
-SRPT_NODISCARD int srpt_os_cmd_post_rdma_read(struct srpt_os_cmd *cmd);
 /*
- * Posts the response (@len bytes of the response buffer), preceded by the
- * RDMA WRITEs of the read data when @with_data; completes in
- * srpt_core_send_done().
+ * Posts, in one chain, the transfers of every buffer mapped since the
+ * last post, in buffer order, and then, unless @rsp_len is 0, the
+ * response (@rsp_len bytes of the response buffer). Completes in
+ * srpt_core_send_done() when it carries a response, otherwise in
+ * srpt_core_rdma_done() after the last transfer.
  */
-SRPT_NODISCARD int srpt_os_cmd_post_response(struct srpt_os_cmd *cmd, srpt_u32 len,
-					     int with_data);
+SRPT_NODISCARD int srpt_os_cmd_post(struct srpt_os_cmd *cmd, srpt_u32 rsp_len);
 /* target_put_sess_cmd(): drop the acknowledgement reference. */
 void srpt_os_cmd_put(struct srpt_os_cmd *cmd);
 /* transport_generic_free_cmd(): the response is done with. */
@@ -604,6 +639,7 @@ struct srpt_cmd_status {
 	srpt_u8 residual;		/* enum srpt_residual */
 	srpt_u8 data_dir;		/* enum srpt_data_dir */
 	srpt_u32 residual_count;
+	srpt_u32 data_len;		/* bytes of the SCSI transfer (data-in: what to send) */
 	const srpt_u8 *sense;
 	srpt_u32 sense_len;
 };
@@ -627,8 +663,8 @@ void srpt_core_aborted_task(struct srpt_cmd *cmd);
 void srpt_core_release_cmd(struct srpt_cmd *cmd);
 int srpt_core_cmd_state(struct srpt_cmd *cmd);
 
-/* Completions of a command's work requests. */
-void srpt_core_rdma_read_done(struct srpt_cmd *cmd, int ok);
+/* Completions of a command's work requests: RDMA transfers without a response, a response. */
+void srpt_core_rdma_done(struct srpt_cmd *cmd, int ok);
 void srpt_core_send_done(struct srpt_cmd *cmd, int ok);
 
 SRPT_ABI_END

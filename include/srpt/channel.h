@@ -25,6 +25,8 @@
 #include <srpt/ioctx.h>
 #include <srpt/live.h>
 #include <srpt/login.h>
+#include <srpt/send_queue.h>
+#include <srpt/srq_hold.h>
 #include <srpt/stats.h>
 
 namespace srpt {
@@ -87,6 +89,8 @@ public:
 	void repost(RecvCtx *r);
 	void process_wait_list();
 	Credits &credits() { return credits_; }
+	SendQueue &sendq() { return sendq_; }
+	const SendQueue &sendq() const { return sendq_; }
 	u32 max_ti_iu_len() const { return max_ti_iu_len_; }
 
 	ktl::ListNode nexus_node;	/* on nexus_->channels, under the port's channel mutex */
@@ -136,9 +140,11 @@ private:
 	ktl::Atomic<ktl::u8> state_{static_cast<ktl::u8>(ChState::kConnecting)};
 	bool logged_in_ = false;		/* the login response went out */
 	Credits credits_;
+	SendQueue sendq_;
 	Counters stats_;
 	ktl::Atomic<u32> in_flight_{0};
 
+	SrqHold srq_;			/* with use_srq_, until the QP is gone */
 	RecvCtx *recv_ring_ = nullptr;	/* rq_size_ entries unless use_srq_ */
 	Cmd **cmds_ = nullptr;		/* rq_size_ send contexts */
 	ktl::SpinLock free_lock_;

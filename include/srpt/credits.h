@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * The two kinds of credit of a channel, accounted here and nowhere else:
- *  - request credits (SRP REQUEST LIMIT): how many IUs the initiator may
- *    send; each response returns one plus any owed by commands that ended
- *    without a response (aborted tasks, failed sends);
- *  - send queue slots: work requests the QP's send queue can still take.
+ * The request credits of a channel (SRP REQUEST LIMIT), accounted here and
+ * nowhere else: how many IUs the initiator may send. Each response returns
+ * one plus any owed by commands that ended without a response (aborted
+ * tasks, failed sends). Send queue slots are the send queue's
+ * (send_queue.h).
  */
 #pragma once
 
@@ -15,11 +15,10 @@ namespace srpt {
 
 class Credits {
 public:
-	void init(ktl::u32 req_lim, ktl::u32 sq_slots)
+	void init(ktl::u32 req_lim)
 	{
 		req_lim_.store(static_cast<int>(req_lim));
 		owed_.store(0);
-		sq_slots_.store(static_cast<int>(sq_slots));
 	}
 
 	/* An IU arrived: the initiator used one credit. */
@@ -40,23 +39,12 @@ public:
 	/* A request ended without a response. */
 	void owe_one() { owed_.fetch_add(1); }
 
-	[[nodiscard]] bool sq_reserve(ktl::u32 n)
-	{
-		if (sq_slots_.fetch_sub(static_cast<int>(n)) >= static_cast<int>(n))
-			return true;
-		sq_slots_.fetch_add(static_cast<int>(n));
-		return false;
-	}
-	void sq_release(ktl::u32 n) { sq_slots_.fetch_add(static_cast<int>(n)); }
-
 	int req_lim() const { return req_lim_.load(ktl::MemoryOrder::relaxed); }
 	int owed() const { return owed_.load(ktl::MemoryOrder::relaxed); }
-	int sq_slots() const { return sq_slots_.load(ktl::MemoryOrder::relaxed); }
 
 private:
 	ktl::Atomic<int> req_lim_{0};
 	ktl::Atomic<int> owed_{0};
-	ktl::Atomic<int> sq_slots_{0};
 };
 
 } // namespace srpt

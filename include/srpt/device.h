@@ -61,9 +61,13 @@ public:
 
 	/*
 	 * The shared receive queue, created for the first port that sets
-	 * use_srq and destroyed with the last one (or the device).
+	 * use_srq and destroyed when the last hold goes (or the device):
+	 * each such port holds it, and so does each channel whose QP uses it
+	 * (SrqHold), until that QP is destroyed.
 	 */
 	[[nodiscard]] int srq_get();
+	/* A hold on the SRQ that exists; false when there is none. */
+	[[nodiscard]] bool srq_hold();
 	void srq_put();
 
 	ktl::ListNode registry_node;

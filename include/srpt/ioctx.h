@@ -12,10 +12,12 @@
 #include <srpt/abi.h>
 #include <srpt/iu.h>
 #include <srpt/live.h>
+#include <srpt/transfer.h>
 
 namespace srpt {
 
 class Channel;
+class SendQueue;
 
 /* srpt_recv: a receive buffer and what arrived in it. */
 struct RecvCtx {
@@ -62,20 +64,27 @@ public:
 	/*
 	 * Answers without LIO, for requests LIO never saw: a malformed
 	 * SRP_CMD (CHECK CONDITION, INVALID FIELD IN COMMAND INFORMATION
-	 * UNIT), a command we have no memory for (BUSY), or a task management
-	 * function LIO refused (FUNCTION FAILED).
+	 * UNIT), a command we have no memory for (TASK SET FULL), or a task
+	 * management function LIO refused (FUNCTION FAILED).
 	 */
 	void respond_local_status(ktl::u8 scsi_status, const ktl::u8 *sense, ktl::u32 sense_len);
 	void respond_local_tmf(ktl::u8 rsp_code);
 
 	/* LIO callbacks and completions; see datapath.cpp. */
 	[[nodiscard]] int write_pending();
-	void rdma_read_done(bool ok);
 	void queue_response(const srpt_cmd_status &st, bool with_data);
 	void queue_tm_response(srpt_tmr_response r);
+	void rdma_done(bool ok);
 	void send_done(bool ok);
 	void aborted();
 	void release();
+
+	/* The send queue's side (send_queue.cpp calls these). */
+	enum class Step { kPosted, kWait, kFailed };
+	/* Under the send queue's mutex: posts the next step if it fits. */
+	Step post_step(SendQueue &q);
+	/* Not under it: ends a command whose step failed. */
+	void post_failed();
 
 	Channel *const ch_;
 	srpt_os_cmd *os = nullptr;
@@ -88,21 +97,38 @@ public:
 	srpt_data_dir dir = SRPT_DATA_NONE;
 	DataKind data_kind = DataKind::kNone;
 	ktl::u32 data_len = 0;
-	ktl::u32 n_rdma = 0;		/* send queue slots the transfer needs */
-	ktl::u32 sq_held = 0;		/* slots reserved until the next completion */
+	Transfer xfer;			/* the data moved by RDMA */
 	RecvCtx *imm_recv = nullptr;	/* holds the receive buffer (immediate data) */
 	bool local = false;		/* answered by the core, never given to LIO */
 	ktl::u64 start_ns = 0;		/* receipt, for the latency histogram; 0: none */
 
 	ktl::ListNode free_node;	/* on the channel's free list */
+	ktl::ListNode send_node;	/* on its send queue while waiting */
 
 private:
-	/* Reserves the send queue, builds the IU with @build(delta), posts. */
-	template <typename Build> void respond(ktl::u32 extra_wrs, bool with_data, Build build);
-	void respond_status(const srpt_cmd_status &st, ktl::u32 extra_wrs, bool with_data);
+	enum class Rsp : ktl::u8 { kNone, kStatus, kTmf };
+
+	/* Hands the next step to the send queue; ends the command if it cannot go. */
+	void submit();
+	/* Queues the response for sending, after @data_bytes of read data. */
+	void respond(ktl::u32 data_bytes);
+	/* The SRP_RSP into rsp_buf, carrying @delta credits; its length or 0. */
+	ktl::size_t build_rsp(ktl::u32 delta);
+	void unmap_round();
+	/* A command given to LIO that will have no response. */
 	void fail_response();
 
 	ktl::Atomic<ktl::u8> state_{static_cast<ktl::u8>(CmdState::kDone)};
+	Rsp rsp_ = Rsp::kNone;
+	srpt_cmd_status st_{};		/* Rsp::kStatus; sense stays LIO's or static */
+	ktl::u8 tmf_code_ = 0;		/* Rsp::kTmf */
+	/* Guarded by the send queue's mutex while the command is on it. */
+	ktl::u32 round_first_ = 0;	/* buffers in the round under way */
+	ktl::u32 round_bufs_ = 0;
+	ktl::u32 sq_held_ = 0;		/* slots of the work posted last, until it completes */
+	ktl::u32 need_ = 0;		/* slots the next step needs, once known */
+	int step_err_ = 0;		/* why the last step failed */
+	bool post_err_ = false;		/* ... posting it, after it was mapped */
+	bool failed_with_rsp_ = false;	/* ... and it carried the response's credits */
 };
-
 } // namespace srpt

@@ -107,7 +107,15 @@ public:
 		ktl::MutexGuard guard(target_mutex_);
 		fn(attrib_);
 	}
-	TPort *tport(srpt_port_id_kind kind) const;
+	/*
+	 * @fn(the target port of @kind, or nullptr) under the target mutex,
+	 * so that the target port cannot go (rmdir) while @fn uses it.
+	 */
+	template <typename Fn> bool with_tport(srpt_port_id_kind kind, Fn fn)
+	{
+		ktl::MutexGuard guard(target_mutex_);
+		return fn(tports_[tport_slot(kind)]);
+	}
 
 	/*
 	 * Channels (channels.cpp). The channel mutex serialises logins with
@@ -143,6 +151,7 @@ public:
 	static int live_count_for_test();
 
 private:
+	static int tport_slot(srpt_port_id_kind kind) { return kind == SRPT_PORT_ID_GUID ? 0 : 1; }
 	static void refresh_work_fn(void *arg);
 	void log(int level, const char *what, int err) const;
 

@@ -25,11 +25,12 @@ enum class Stat : int {
 	kTaskManagement,	/* SRP_TSK_MGMTs received */
 	kAbortedTasks,		/* commands LIO aborted without a response */
 	kErrMalformed,		/* IUs answered with CHECK CONDITION or dropped as malformed */
-	kErrNoMemory,		/* commands answered BUSY: no memory for the data */
+	kErrNoMemory,		/* commands answered TASK SET FULL: memory or registrations short */
 	kErrSend,		/* responses that could not be sent */
 	kErrRdmaRead,		/* failed RDMA READs of write data */
 	kErrUnknownIu,		/* IUs with an opcode we do not serve */
 	kDropped,		/* commands dropped while the session stopped */
+	kSqWaits,		/* steps that waited for send queue slots */
 	kCount,
 };
 

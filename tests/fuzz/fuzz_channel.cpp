@@ -7,7 +7,8 @@
  *
  * Input: [0] login options (bit 0 IB/CM, bits 1-2 immediate data offset,
  * bits 3-4 send queue size, bit 5 stay CONNECTING, bit 6 LIO fails odd
- * commands inside srpt_os_cmd_submit()), then operations: an
+ * commands inside srpt_os_cmd_submit(), bit 7 a work request per 16 KiB of
+ * RDMA, so that transfers go in rounds), then operations: an
  * opcode byte and its arguments (see operation()). A channel of 4 receive buffers and send contexts
  * with a send queue of 2..16 slots is logged in per input.
  *
@@ -17,7 +18,8 @@
  * immediate data overwritten while held, ...); every receive buffer of the
  * channel is posted, waiting in the core, or held by at most one command,
  * and a held one is not posted; LIO gets the requests in the order they
- * arrived. After the input, once LIO finished every
+ * arrived; no read sends more data than LIO said there is; the send
+ * queue never overflows. After the input, once LIO finished every
  * command: every buffer is posted again, every send queue slot is back,
  * and the credits returned plus those owed equal the requests received
  * (unless a send failed, which loses its credits with the connection).
@@ -102,8 +104,10 @@ struct Input {
 struct LioCmd {
 	bool tmr = false;
 	bool wp_done = false;		/* write_pending succeeded */
+	int exec_at = 0, abort_at = 0;	/* the counters when it did */
 	bool responded = false;
 	int put_at = 0, done_at = 0;	/* the counters when it responded */
+	std::uint32_t data_len = 0;	/* the read data it said there is */
 };
 
 struct Run {
@@ -153,6 +157,9 @@ void lio_respond(Run &r, srpt_os_cmd *c, Input &in)
 		st.residual = (how >> 1) % 3;
 		st.data_dir = c->info.dir;
 		st.residual_count = how;
+		/* A short transfer now and then (READ of fewer blocks, INQUIRY). */
+		st.data_len = (how & 0x08) ? c->info.data_len / (2 + (how >> 4)) : c->info.data_len;
+		l.data_len = st.data_len;
 		srpt_core_queue_response(c->core, &st, c->info.dir == SRPT_DATA_IN);
 	}
 }
@@ -164,14 +171,23 @@ bool lio_step(Run &r, srpt_os_cmd *c, Input &in)
 	if (l.responded) {
 		/* The response went (or could not): the command is freed. */
 		if (c->put_calls > l.put_at || c->done_calls > l.done_at) {
+			std::uint64_t sent = 0;
+			for (const srpt_os_cmd::Xfer &x : c->xfers)
+				sent += x.len;
+			FUZZ_CHECK(c->info.dir != SRPT_DATA_IN || sent <= l.data_len,
+				   "%llu bytes of read data sent, LIO said %u",
+				   static_cast<unsigned long long>(sent), l.data_len);
 			lio_release(r, c);
 			return true;
 		}
 		return false;
 	}
-	if (c->reads_pending)
+	/* Until the write data is in (or cannot be had), LIO waits. */
+	if (l.wp_done && c->execute_calls == l.exec_at && c->abort_calls == l.abort_at)
 		return false;
 	if (!l.tmr && c->info.dir == SRPT_DATA_OUT && !l.wp_done && c->abort_calls == 0) {
+		l.exec_at = c->execute_calls;
+		l.abort_at = c->abort_calls;
 		const int ret = srpt_core_write_pending(c->core);
 		if (ret == 0) {
 			l.wp_done = true;
@@ -215,8 +231,8 @@ void settle(Run &r)
 			progress = true;
 		}
 		for (srpt_os_cmd *c : fake::cmds_of(*r.ch)) {
-			while (c->reads_pending) {
-				fake::complete_read(c, true);
+			while (c->rdma_pending) {
+				fake::complete_rdma(c, true);
 				progress = true;
 			}
 			while (c->sends_pending) {
@@ -363,11 +379,11 @@ void operation(Run &r, Input &in)
 			}
 		break;
 	}
-	case 8: {	/* an RDMA READ completes */
+	case 8: {	/* a round of RDMA transfers completes */
 		const bool ok = !(op & 0x80);
 		for (srpt_os_cmd *c : fake::cmds_of(*r.ch))
-			if (c->reads_pending) {
-				fake::complete_read(c, ok);
+			if (c->rdma_pending) {
+				fake::complete_rdma(c, ok);
 				break;
 			}
 		break;
@@ -375,7 +391,7 @@ void operation(Run &r, Input &in)
 	case 9: {	/* a zero-length write completes, after what was posted before it */
 		bool busy = false;
 		for (srpt_os_cmd *c : fake::cmds_of(*r.ch))
-			busy |= c->sends_pending || c->reads_pending;
+			busy |= c->sends_pending || c->rdma_pending;
 		if (r.ch->zero_writes_pending && !busy) {
 			const bool ok = !(op & 0x80) && !r.ch->qp_in_error;
 			if (!ok)
@@ -386,7 +402,8 @@ void operation(Run &r, Input &in)
 	}
 	case 10: {	/* LIO aborts a command that has no response yet */
 		srpt_os_cmd *c = pick(r, in);
-		if (c && !r.lio.at(c).tmr && !r.lio.at(c).responded && !c->reads_pending) {
+		/* Not while the write data comes in: LIO waits for it first. */
+		if (c && !r.lio.at(c).tmr && !r.lio.at(c).responded && !r.lio.at(c).wp_done) {
 			srpt_core_aborted_task(c->core);
 			lio_release(r, c);
 		}
@@ -420,12 +437,13 @@ void operation(Run &r, Input &in)
 			const char *fn;
 			int err;
 		} fails[] = {
-			{"srpt_os_cmd_init", -ESHUTDOWN}, {"srpt_os_cmd_rdma_prepare", -ENOMEM},
-			{"srpt_os_cmd_rdma_add", -ENOMEM}, {"srpt_os_cmd_rdma_add", -EINVAL},
-			{"srpt_os_cmd_post_response", -ENOMEM}, {"srpt_os_cmd_post_rdma_read", -EIO},
+			{"srpt_os_cmd_init", -ESHUTDOWN}, {"srpt_os_cmd_bufs_prepare", -ENOMEM},
+			{"srpt_os_cmd_buf_add", -ENOMEM}, {"srpt_os_cmd_buf_add", -EINVAL},
+			{"srpt_os_cmd_post", -ENOMEM}, {"srpt_os_cmd_post", -EIO},
+			{"srpt_os_cmd_rdma_map", -EAGAIN}, {"srpt_os_cmd_rdma_map", -EIO},
 			{"srpt_os_cmd_submit_tmr", -ENOMEM}, {"srpt_os_channel_post_zero_write", -EIO},
 		};
-		const auto &f = fails[in.u8() % 8];
+		const auto &f = fails[in.u8() % 10];
 		fake::fail_call(f.fn, 1, f.err);
 		/* A zero-length write is only refused by a broken QP. */
 		if (!std::strcmp(f.fn, "srpt_os_channel_post_zero_write"))
@@ -504,7 +522,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size
 	FUZZ_CHECK(fake::login(*t.dev, 1, ch, info) == 0 && ch.accepted, "the login failed");
 	const std::uint32_t credits = static_cast<std::uint32_t>(iu::get_be32(ch.accept_rsp, 4));
 	FUZZ_CHECK(credits == kDepth, "%u credits", credits);
-	const int slots = core(r)->credits().sq_slots();
+	const std::uint32_t slots = core(r)->sendq().free_slots();
+	/* Bit 7: a device that needs a work request per 16 KiB: transfers go in rounds. */
+	fake::config().rdma_bytes_per_wr = (opt & 0x80) ? 16384 : 0;
 	/* Usually LIVE at once; bit 5: IUs come before the connection is established. */
 	if (!(opt & 0x20)) {
 		srpt_core_cm_event(ch.core, SRPT_CM_ESTABLISHED, 1);
@@ -530,8 +550,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size
 			FUZZ_CHECK(r.lio.empty(), "LIO still holds %zu commands", r.lio.size());
 			FUZZ_CHECK(ch.posted.size() == kDepth, "%zu of %u receive buffers posted", ch.posted.size(),
 				   kDepth);
-			FUZZ_CHECK(core(r)->credits().sq_slots() == slots, "%d of %d send queue slots back",
-				   core(r)->credits().sq_slots(), slots);
+			FUZZ_CHECK(core(r)->sendq().free_slots() == slots, "%u of %u send queue slots back",
+				   core(r)->sendq().free_slots(), slots);
 			if (!r.send_failed) {
 				std::uint64_t returned = 0;
 				for (srpt_os_cmd *c : fake::cmds_of(ch))
@@ -564,10 +584,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size
 		   "the port still counts a channel");
 	fake::config().on_submit = nullptr;
 	fake::config().on_submit_tmr = nullptr;
-	for (const char *fn : {"srpt_os_cmd_init", "srpt_os_cmd_rdma_prepare", "srpt_os_cmd_rdma_add",
-			       "srpt_os_cmd_post_response", "srpt_os_cmd_post_rdma_read",
-			       "srpt_os_cmd_submit_tmr", "srpt_os_channel_post_zero_write"})
+	for (const char *fn : {"srpt_os_cmd_init", "srpt_os_cmd_bufs_prepare", "srpt_os_cmd_buf_add",
+			       "srpt_os_cmd_post", "srpt_os_cmd_rdma_map", "srpt_os_cmd_submit_tmr",
+			       "srpt_os_channel_post_zero_write"})
 		fake::fail_call(fn, 0, 0);
+	fake::config().rdma_bytes_per_wr = 0;
 	fuzz::check_fake();
 	g_run = nullptr;
 	return 0;

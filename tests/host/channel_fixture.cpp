@@ -138,11 +138,12 @@ srpt_os_cmd *ChannelTest::send_cmd(srpt_os_channel &ch, const iu::Bytes &b, fake
 }
 
 void ChannelTest::lio_respond(srpt_os_cmd *c, std::uint8_t status, bool with_data,
-			      const std::vector<std::uint8_t> &sense)
+			      const std::vector<std::uint8_t> &sense, std::uint32_t data_len)
 {
 	srpt_cmd_status st{};
 	st.scsi_status = status;
 	st.data_dir = c->info.dir;
+	st.data_len = data_len == kWholeBuffer ? c->info.data_len : data_len;
 	st.sense = sense.empty() ? nullptr : sense.data();
 	st.sense_len = static_cast<srpt_u32>(sense.size());
 	srpt_core_queue_response(c->core, &st, with_data);

@@ -70,9 +70,14 @@ protected:
 	 */
 	srpt_os_cmd *send_cmd(srpt_os_channel &ch, const iu::Bytes &b, fake::Device *srq = nullptr);
 
-	/* LIO: queue_status / queue_data_in for @c. */
+	/*
+	 * LIO: queue_status / queue_data_in for @c, whose SCSI transfer is
+	 * @data_len bytes (by default the whole buffer of the request).
+	 */
+	static constexpr std::uint32_t kWholeBuffer = ~0u;
 	static void lio_respond(srpt_os_cmd *c, std::uint8_t status = 0, bool with_data = false,
-				const std::vector<std::uint8_t> &sense = {});
+				const std::vector<std::uint8_t> &sense = {},
+				std::uint32_t data_len = kWholeBuffer);
 	/* The response's send completes; LIO frees the command; release_cmd. */
 	static void lio_finish(srpt_os_cmd *c, bool send_ok = true);
 	/* The last response @c posted, parsed. */

@@ -113,6 +113,8 @@ extern "C" int srpt_os_channel_create_qp(struct srpt_os_channel *os, struct srpt
 		violation_locked("srpt_os_channel_create_qp twice");
 	if (!core)
 		violation_locked("srpt_os_channel_create_qp without the core's channel");
+	if (p->use_srq && os->dev && !os->dev->srq)
+		violation_locked("srpt_os_channel_create_qp with use_srq on a device without an SRQ");
 	os->core = core;
 	os->qp = *p;
 	os->qp_created = true;
@@ -434,6 +436,10 @@ extern "C" void srpt_os_srq_destroy(struct srpt_os_device *dev)
 	count_call_locked("srpt_os_srq_destroy");
 	if (!dev->srq)
 		violation_locked("srpt_os_srq_destroy on " + dev->name + ", which has none");
+	for (const srpt_os_channel *ch : S().channels)
+		if (ch->dev == dev && ch->qp_created && !ch->qp_destroyed && ch->qp.use_srq)
+			violation_locked("srpt_os_srq_destroy on " + dev->name +
+					 " while a QP uses the SRQ (ib_destroy_srq WARNs)");
 	dev->srq = false;
 	dev->srq_size = 0;
 	unpost_locked(nullptr, dev);
@@ -483,7 +489,7 @@ extern "C" int srpt_os_cmd_init(struct srpt_os_cmd *c, const struct srpt_cmd_inf
 		return -EINVAL;
 	trace_locked(strf("cmd_init tag %#llx", static_cast<unsigned long long>(info->tag)));
 	c->init_calls++;
-	if (c->sends_pending || c->reads_pending)
+	if (c->sends_pending || c->rdma_pending)
 		violation_locked("srpt_os_cmd_init of a send context with work requests outstanding");
 	if (const int err = count_call_locked("srpt_os_cmd_init"))
 		return err;
@@ -504,30 +510,88 @@ extern "C" void srpt_os_cmd_map_imm(struct srpt_os_cmd *c, void *data, srpt_u32 
 	c->imm_len = len;
 }
 
-extern "C" int srpt_os_cmd_rdma_prepare(struct srpt_os_cmd *c, srpt_u32 count, enum srpt_data_dir dir)
+extern "C" int srpt_os_cmd_bufs_prepare(struct srpt_os_cmd *c, srpt_u32 count, enum srpt_data_dir dir)
 {
+	might_sleep("srpt_os_cmd_bufs_prepare");
 	std::lock_guard<std::mutex> g(g_mu);
-	if (!check_cmd_locked(c, "srpt_os_cmd_rdma_prepare"))
+	if (!check_cmd_locked(c, "srpt_os_cmd_bufs_prepare"))
 		return -EINVAL;
-	if (const int err = count_call_locked("srpt_os_cmd_rdma_prepare"))
+	if (const int err = count_call_locked("srpt_os_cmd_bufs_prepare"))
 		return err;
+	if (!c->rdma.empty())
+		violation_locked("srpt_os_cmd_bufs_prepare before the last buffers were released");
 	c->rdma_count = count;
 	c->rdma_dir = dir;
 	c->rdma.clear();
+	c->xfers.clear();
 	return 0;
 }
 
-extern "C" int srpt_os_cmd_rdma_add(struct srpt_os_cmd *c, srpt_u64 va, srpt_u32 rkey, srpt_u32 len)
+extern "C" int srpt_os_cmd_buf_add(struct srpt_os_cmd *c, srpt_u64 va, srpt_u32 rkey, srpt_u32 len)
 {
+	might_sleep("srpt_os_cmd_buf_add");
 	std::lock_guard<std::mutex> g(g_mu);
-	if (!check_cmd_locked(c, "srpt_os_cmd_rdma_add"))
+	if (!check_cmd_locked(c, "srpt_os_cmd_buf_add"))
 		return -EINVAL;
-	if (const int err = count_call_locked("srpt_os_cmd_rdma_add"))
+	if (const int err = count_call_locked("srpt_os_cmd_buf_add"))
 		return err;
 	if (c->rdma.size() >= c->rdma_count)
-		violation_locked("srpt_os_cmd_rdma_add beyond the prepared count");
-	c->rdma.push_back({va, rkey, len});
-	return 1;	/* one work request per buffer */
+		violation_locked("srpt_os_cmd_buf_add beyond the prepared count");
+	if (!len)
+		violation_locked("srpt_os_cmd_buf_add of an empty buffer");
+	srpt_os_cmd::Rdma b{};
+	b.va = va;
+	b.rkey = rkey;
+	b.len = len;
+	c->rdma.push_back(b);
+	return 0;
+}
+
+extern "C" int srpt_os_cmd_rdma_map(struct srpt_os_cmd *c, srpt_u32 buf, srpt_u32 off, srpt_u32 len)
+{
+	might_sleep("srpt_os_cmd_rdma_map");
+	std::lock_guard<std::mutex> g(g_mu);
+	if (!check_cmd_locked(c, "srpt_os_cmd_rdma_map"))
+		return -EINVAL;
+	c->map_calls++;
+	if (buf >= c->rdma.size()) {
+		violation_locked(strf("srpt_os_cmd_rdma_map of buffer %u of %zu", buf, c->rdma.size()));
+		return -EINVAL;
+	}
+	srpt_os_cmd::Rdma &b = c->rdma[buf];
+	if (b.mapped)
+		violation_locked(strf("srpt_os_cmd_rdma_map of buffer %u, which is mapped", buf));
+	if (off % SRPT_RDMA_PIECE_ALIGN)
+		violation_locked(strf("srpt_os_cmd_rdma_map at offset %u: not a piece boundary", off));
+	if (!len || off > b.len || len > b.len - off)
+		violation_locked(strf("srpt_os_cmd_rdma_map of bytes %u+%u of a %u-byte buffer", off,
+				      len, b.len));
+	if (const int err = count_call_locked("srpt_os_cmd_rdma_map"))
+		return err;
+	const std::uint32_t per = S().config.rdma_bytes_per_wr;
+	b.mapped = true;
+	b.posted = false;
+	b.map_off = off;
+	b.map_len = len;
+	return static_cast<int>((per ? (len + per - 1) / per : 1) + S().config.rdma_extra_wrs);
+}
+
+extern "C" void srpt_os_cmd_rdma_unmap(struct srpt_os_cmd *c, srpt_u32 buf)
+{
+	std::lock_guard<std::mutex> g(g_mu);
+	if (!check_cmd_locked(c, "srpt_os_cmd_rdma_unmap"))
+		return;
+	count_call_locked("srpt_os_cmd_rdma_unmap");
+	if (buf >= c->rdma.size()) {
+		violation_locked(strf("srpt_os_cmd_rdma_unmap of buffer %u of %zu", buf, c->rdma.size()));
+		return;
+	}
+	srpt_os_cmd::Rdma &b = c->rdma[buf];
+	if (b.posted && (c->rdma_pending || c->sends_pending))
+		violation_locked(strf("srpt_os_cmd_rdma_unmap of buffer %u while its transfer is outstanding",
+				      buf));
+	b.mapped = false;
+	b.posted = false;
 }
 
 extern "C" void srpt_os_cmd_release_data(struct srpt_os_cmd *c)
@@ -537,7 +601,11 @@ extern "C" void srpt_os_cmd_release_data(struct srpt_os_cmd *c)
 		return;
 	count_call_locked("srpt_os_cmd_release_data");
 	c->release_data_calls++;
+	for (const srpt_os_cmd::Rdma &b : c->rdma)
+		if (b.posted && (c->rdma_pending || c->sends_pending))
+			violation_locked("srpt_os_cmd_release_data while a transfer is outstanding");
 	c->rdma.clear();
+	c->xfers.clear();
 	c->rdma_count = 0;
 	c->imm_data = nullptr;
 	c->imm_len = 0;
@@ -563,14 +631,17 @@ extern "C" void srpt_os_cmd_submit(struct srpt_os_cmd *c, const srpt_u8 *cdb)
 		hook(c);
 }
 
-extern "C" void srpt_os_cmd_abort(struct srpt_os_cmd *c)
+extern "C" void srpt_os_cmd_abort(struct srpt_os_cmd *c, int transient)
 {
 	std::lock_guard<std::mutex> g(g_mu);
 	if (!check_cmd_locked(c, "srpt_os_cmd_abort"))
 		return;
-	trace_locked("cmd_abort");
+	trace_locked(transient ? "cmd_abort transient" : "cmd_abort");
 	count_call_locked("srpt_os_cmd_abort");
+	if (c->rdma_pending)
+		violation_locked("srpt_os_cmd_abort with an RDMA READ outstanding");
 	c->abort_calls++;
+	c->abort_transient = transient;
 }
 
 extern "C" int srpt_os_cmd_submit_tmr(struct srpt_os_cmd *c, srpt_u64 lun, enum srpt_tmf fn,
@@ -583,7 +654,7 @@ extern "C" int srpt_os_cmd_submit_tmr(struct srpt_os_cmd *c, srpt_u64 lun, enum 
 			return -EINVAL;
 		trace_locked(strf("cmd_submit_tmr fn %d", fn));
 		c->submit_tmr_calls++;
-		if (c->sends_pending || c->reads_pending)
+		if (c->sends_pending || c->rdma_pending)
 			violation_locked("srpt_os_cmd_submit_tmr on a send context with work requests outstanding");
 		if (const int err = count_call_locked("srpt_os_cmd_submit_tmr"))
 			return err;
@@ -611,49 +682,65 @@ extern "C" void srpt_os_cmd_execute(struct srpt_os_cmd *c)
 		trace_locked("cmd_execute");
 		count_call_locked("srpt_os_cmd_execute");
 		c->execute_calls++;
-		if (c->reads_pending)
+		if (c->rdma_pending)
 			violation_locked("srpt_os_cmd_execute with the RDMA READ still outstanding");
+		for (const srpt_os_cmd::Rdma &b : c->rdma)
+			if (b.mapped)
+				violation_locked("srpt_os_cmd_execute with a buffer still mapped for RDMA");
 		hook = S().config.on_execute;
 	}
 	if (hook)
 		hook(c);
 }
 
-extern "C" int srpt_os_cmd_post_rdma_read(struct srpt_os_cmd *c)
+extern "C" int srpt_os_cmd_post(struct srpt_os_cmd *c, srpt_u32 rsp_len)
 {
 	std::lock_guard<std::mutex> g(g_mu);
-	if (!check_cmd_locked(c, "srpt_os_cmd_post_rdma_read"))
+	if (!check_cmd_locked(c, "srpt_os_cmd_post"))
 		return -EINVAL;
-	trace_locked("cmd_post_rdma_read");
-	c->rdma_read_calls++;
-	if (const int err = count_call_locked("srpt_os_cmd_post_rdma_read"))
+	std::vector<srpt_os_cmd::Xfer> now;
+	for (srpt_u32 i = 0; i < c->rdma.size(); i++) {
+		const srpt_os_cmd::Rdma &b = c->rdma[i];
+		if (b.mapped && !b.posted)
+			now.push_back({i, b.map_off, b.map_len});
+	}
+	trace_locked(strf("cmd_post %zu transfer%s%s", now.size(), now.size() == 1 ? "" : "s",
+			  rsp_len ? strf(" and a %u-byte response", rsp_len).c_str() : ""));
+	c->post_calls++;
+	if (const int err = count_call_locked("srpt_os_cmd_post"))
 		return err;
-	if (c->reads_pending)
-		violation_locked("srpt_os_cmd_post_rdma_read while an RDMA READ is outstanding");
-	if (c->rdma.empty())
-		violation_locked("srpt_os_cmd_post_rdma_read without remote buffers");
-	c->reads_pending++;
-	return 0;
-}
-
-extern "C" int srpt_os_cmd_post_response(struct srpt_os_cmd *c, srpt_u32 len, int with_data)
-{
-	std::lock_guard<std::mutex> g(g_mu);
-	if (!check_cmd_locked(c, "srpt_os_cmd_post_response"))
-		return -EINVAL;
-	trace_locked(strf("cmd_post_response %u%s", len, with_data ? " with data" : ""));
-	if (const int err = count_call_locked("srpt_os_cmd_post_response"))
-		return err;
-	if (len > c->rsp_size)
-		violation_locked(strf("srpt_os_cmd_post_response of %u bytes from a %u-byte buffer",
-				      len, c->rsp_size));
-	if (c->sends_pending)
-		violation_locked("srpt_os_cmd_post_response while the previous response is outstanding");
-	if (with_data && (c->rdma.empty() || c->rdma_dir != SRPT_DATA_IN))
-		violation_locked("srpt_os_cmd_post_response with data but no data-in buffers");
-	c->responses.emplace_back(c->rsp_buf, c->rsp_buf + std::min(len, c->rsp_size));
-	c->responses_with_data.push_back(with_data);
-	c->sends_pending++;
+	if (now.empty() && !rsp_len)
+		violation_locked("srpt_os_cmd_post of nothing");
+	if (rsp_len > c->rsp_size)
+		violation_locked(strf("srpt_os_cmd_post of a %u-byte response from a %u-byte buffer",
+				      rsp_len, c->rsp_size));
+	if (c->sends_pending || c->rdma_pending)
+		violation_locked("srpt_os_cmd_post while the command's last post is outstanding");
+	if (!now.empty() && c->rdma_dir == SRPT_DATA_OUT && rsp_len)
+		violation_locked("srpt_os_cmd_post of write data with a response");
+	int wrs = rsp_len ? 1 : 0;
+	const std::uint32_t per = S().config.rdma_bytes_per_wr;
+	for (const srpt_os_cmd::Xfer &x : now) {
+		c->rdma[x.buf].posted = true;
+		c->xfers.push_back(x);
+		wrs += static_cast<int>((per ? (x.len + per - 1) / per : 1) + S().config.rdma_extra_wrs);
+	}
+	/* The QP's send queue holds max_send_wr for commands (and a few more of the shim's own). */
+	int used = wrs;
+	for (const srpt_os_cmd *o : S().cmds)
+		if (o->ch == c->ch)
+			used += o->wrs_pending;
+	if (used > static_cast<int>(c->ch->qp.max_send_wr))
+		violation_locked(strf("srpt_os_cmd_post overflows the send queue: %d work requests of %u",
+				      used, c->ch->qp.max_send_wr));
+	c->wrs_pending += wrs;
+	if (rsp_len) {
+		c->responses.emplace_back(c->rsp_buf, c->rsp_buf + std::min(rsp_len, c->rsp_size));
+		c->responses_with_data.push_back(!now.empty());
+		c->sends_pending++;
+	} else {
+		c->rdma_pending++;
+	}
 	return 0;
 }
 
@@ -733,7 +820,7 @@ std::size_t flush_qp(srpt_os_channel &ch, bool everything)
 	if (!everything)
 		return n;
 	for (srpt_os_cmd *c : fake::cmds_of(ch)) {
-		while (c->reads_pending && fake::complete_read(c, false))
+		while (c->rdma_pending && fake::complete_rdma(c, false))
 			n++;
 		while (c->sends_pending && fake::complete_send(c, false))
 			n++;
@@ -749,6 +836,7 @@ int login(Device &d, unsigned port, srpt_os_channel &ch, const srpt_login_info &
 {
 	{
 		std::lock_guard<std::mutex> g(g_mu);
+		ch.dev = &d;
 		ch.in_cm_handler = true;
 		ch.cm_handler_thread = std::this_thread::get_id();
 	}
@@ -858,28 +946,40 @@ bool complete_send(srpt_os_cmd *cmd, bool ok)
 			return false;
 		}
 		cmd->sends_pending--;
+		cmd->wrs_pending = 0;
 		core = cmd->core;
 	}
 	srpt_core_send_done(core, ok);
 	return true;
 }
 
-bool complete_read(srpt_os_cmd *cmd, bool ok)
+bool complete_rdma(srpt_os_cmd *cmd, bool ok)
 {
 	srpt_cmd *core;
 	{
 		std::lock_guard<std::mutex> g(g_mu);
-		if (!check_cmd_locked(cmd, "fake::complete_read"))
+		if (!check_cmd_locked(cmd, "fake::complete_rdma"))
 			return false;
-		if (cmd->reads_pending <= 0) {
-			violation_locked("an RDMA READ completes that was never posted (test bug)");
+		if (cmd->rdma_pending <= 0) {
+			violation_locked("an RDMA transfer completes that was never posted (test bug)");
 			return false;
 		}
-		cmd->reads_pending--;
+		cmd->rdma_pending--;
+		cmd->wrs_pending = 0;
 		core = cmd->core;
 	}
-	srpt_core_rdma_read_done(core, ok);
+	srpt_core_rdma_done(core, ok);
 	return true;
+}
+
+int send_queue_used(const srpt_os_channel &ch)
+{
+	std::lock_guard<std::mutex> g(g_mu);
+	int n = 0;
+	for (const srpt_os_cmd *c : S().cmds)
+		if (c->ch == &ch)
+			n += c->wrs_pending;
+	return n;
 }
 
 std::vector<srpt_os_cmd *> cmds_of(const srpt_os_channel &ch)

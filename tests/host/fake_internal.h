@@ -26,6 +26,8 @@ const char *kind_name(Kind k);
 struct SyncObj {
 	Kind kind;
 	std::size_t size;		/* of the opaque storage */
+	const void *cls = nullptr;	/* lock class (srpt_os_lock_class) */
+	std::string name;		/* of the lock, for reports */
 	bool locked = false;		/* spinlock, mutex */
 	std::thread::id owner;
 	bool destroyed = false;		/* mutex */
@@ -52,6 +54,9 @@ struct State {
 	long fail_at = 0;				/* alloc_calls value to fail at; 0: off */
 	/* sync objects by address */
 	std::map<std::uintptr_t, SyncObj> objs;
+	/* lock order, as lockdep learns it: class -> classes taken while it was held */
+	std::map<const void *, std::set<const void *>> lock_after;
+	std::map<const void *, std::string> lock_names;
 	std::deque<srpt_os_work *> work;
 	/* records */
 	std::vector<LogLine> log;
@@ -71,6 +76,7 @@ struct State {
 	std::uint64_t clock_ns = 1000000000ull;
 	/* hooks */
 	std::function<bool()> unlock_hook;
+	std::function<bool()> spin_unlock_hook;
 };
 
 /* g_mu guards S(); never held while calling into the core or blocking. */

@@ -69,13 +69,15 @@ CompletionImpl *impl(srpt_os_completion *c) { return reinterpret_cast<Completion
 WorkImpl *impl(srpt_os_work *w) { return reinterpret_cast<WorkImpl *>(w->opaque); }
 
 thread_local int t_spin_depth;
+/* Lock classes this thread holds, in the order it took them. */
+thread_local std::vector<const void *> t_held;
 thread_local int t_atomic_depth;
 thread_local bool t_in_unlock_hook;
 
 SyncObj *find_obj_locked(const void *p, Kind kind, const char *fn);
 SyncObj &register_obj_locked(const void *p, std::size_t size, Kind kind, const char *fn);
 srpt_os_device::Port *check_port_locked(srpt_os_device *os, srpt_u32 num, const char *fn);
-void run_unlock_hook();
+void run_unlock_hook(std::function<bool()> State::*which);
 
 } // namespace
 
@@ -228,14 +230,76 @@ srpt_os_device::Port *check_port_locked(srpt_os_device *os, srpt_u32 num, const 
 	return &os->ports[num - 1];
 }
 
-void run_unlock_hook()
+bool lock_reaches_locked(const void *from, const void *to, std::set<const void *> &seen)
+{
+	if (from == to)
+		return true;
+	if (!seen.insert(from).second)
+		return false;
+	const auto it = S().lock_after.find(from);
+	if (it == S().lock_after.end())
+		return false;
+	for (const void *next : it->second)
+		if (lock_reaches_locked(next, to, seen))
+			return true;
+	return false;
+}
+
+/*
+ * lockdep, in small: taking @o while holding the classes of t_held must
+ * agree with every order seen before (include/srpt/locking.h), and two
+ * locks of one class never nest. g_mu held.
+ */
+void check_lock_order_locked(const SyncObj &o)
+{
+	for (const void *h : t_held) {
+		if (h == o.cls) {
+			violation_locked(strf("%s %s taken while holding another lock of its class: lockdep reports possible recursive locking",
+					      kind_name(o.kind), o.name.c_str()));
+			continue;
+		}
+		std::set<const void *> seen;
+		if (lock_reaches_locked(o.cls, h, seen))
+			violation_locked(strf("lock order: %s taken while holding %s, but %s was taken (directly or not) while holding %s before",
+					      o.name.c_str(), S().lock_names[h].c_str(),
+					      S().lock_names[h].c_str(), o.name.c_str()));
+	}
+	for (const void *h : t_held)
+		if (h != o.cls)
+			S().lock_after[h].insert(o.cls);
+}
+
+void lock_held(const SyncObj &o)
+{
+	t_held.push_back(o.cls);
+}
+
+void lock_released(const SyncObj &o)
+{
+	for (auto it = t_held.rbegin(); it != t_held.rend(); ++it) {
+		if (*it == o.cls) {
+			t_held.erase(std::next(it).base());
+			return;
+		}
+	}
+}
+
+void name_lock_locked(SyncObj &o, const void *storage, const char *name,
+		      srpt_os_lock_class *cls)
+{
+	o.cls = cls ? static_cast<const void *>(cls) : storage;
+	o.name = name ? name : strf("%p", storage);
+	S().lock_names[o.cls] = o.name;
+}
+
+void run_unlock_hook(std::function<bool()> State::*which)
 {
 	if (t_in_unlock_hook)
 		return;
 	std::function<bool()> hook;
 	{
 		std::lock_guard<std::mutex> g(g_mu);
-		hook = S().unlock_hook;
+		hook = S().*which;
 	}
 	if (!hook)
 		return;
@@ -244,7 +308,7 @@ void run_unlock_hook()
 	t_in_unlock_hook = false;
 	if (!keep) {
 		std::lock_guard<std::mutex> g(g_mu);
-		S().unlock_hook = nullptr;
+		S().*which = nullptr;
 	}
 }
 
@@ -358,10 +422,12 @@ extern "C" void srpt_os_warn(const char *file, int line, const char *what)
 
 /* ---- spinlocks ---- */
 
-extern "C" void srpt_os_spin_init(struct srpt_os_spinlock *lock)
+extern "C" void srpt_os_spin_init(struct srpt_os_spinlock *lock, const char *name,
+				  struct srpt_os_lock_class *cls)
 {
 	std::lock_guard<std::mutex> g(g_mu);
-	register_obj_locked(lock, sizeof(*lock), Kind::kSpin, "srpt_os_spin_init");
+	name_lock_locked(register_obj_locked(lock, sizeof(*lock), Kind::kSpin, "srpt_os_spin_init"),
+			 lock, name, cls);
 	SpinImpl *l = impl(lock);
 	pthread_mutexattr_t attr;
 	pthread_mutexattr_init(&attr);
@@ -383,6 +449,7 @@ extern "C" unsigned long srpt_os_spin_lock_irqsave(struct srpt_os_spinlock *lock
 					      static_cast<void *>(lock)));
 			return 0;
 		}
+		check_lock_order_locked(*o);
 	}
 	pthread_mutex_lock(&impl(lock)->m);
 	{
@@ -391,6 +458,7 @@ extern "C" unsigned long srpt_os_spin_lock_irqsave(struct srpt_os_spinlock *lock
 		if (o) {
 			o->locked = true;
 			o->owner = std::this_thread::get_id();
+			lock_held(*o);
 		}
 	}
 	/* The "flags": the nesting depth before this lock, checked at unlock. */
@@ -413,17 +481,21 @@ extern "C" void srpt_os_spin_unlock_irqrestore(struct srpt_os_spinlock *lock, un
 			violation_locked(strf("spinlock %p unlocked with flags %#lx of another lock",
 					      static_cast<void *>(lock), flags));
 		o->locked = false;
+		lock_released(*o);
 	}
 	t_spin_depth--;
 	pthread_mutex_unlock(&impl(lock)->m);
+	run_unlock_hook(&State::spin_unlock_hook);
 }
 
 /* ---- mutexes ---- */
 
-extern "C" void srpt_os_mutex_init(struct srpt_os_mutex *m)
+extern "C" void srpt_os_mutex_init(struct srpt_os_mutex *m, const char *name,
+				   struct srpt_os_lock_class *cls)
 {
 	std::lock_guard<std::mutex> g(g_mu);
-	register_obj_locked(m, sizeof(*m), Kind::kMutex, "srpt_os_mutex_init");
+	name_lock_locked(register_obj_locked(m, sizeof(*m), Kind::kMutex, "srpt_os_mutex_init"), m,
+			 name, cls);
 	MutexImpl *mi = impl(m);
 	pthread_mutexattr_t attr;
 	pthread_mutexattr_init(&attr);
@@ -451,6 +523,7 @@ extern "C" void srpt_os_mutex_lock(struct srpt_os_mutex *m)
 					      static_cast<void *>(m)));
 			return;
 		}
+		check_lock_order_locked(*o);
 	}
 	pthread_mutex_lock(&impl(m)->m);
 	std::lock_guard<std::mutex> g(g_mu);
@@ -458,6 +531,7 @@ extern "C" void srpt_os_mutex_lock(struct srpt_os_mutex *m)
 	if (o) {
 		o->locked = true;
 		o->owner = std::this_thread::get_id();
+		lock_held(*o);
 	}
 }
 
@@ -474,9 +548,10 @@ extern "C" void srpt_os_mutex_unlock(struct srpt_os_mutex *m)
 			return;
 		}
 		o->locked = false;
+		lock_released(*o);
 	}
 	pthread_mutex_unlock(&impl(m)->m);
-	run_unlock_hook();
+	run_unlock_hook(&State::unlock_hook);
 }
 
 extern "C" void srpt_os_mutex_destroy(struct srpt_os_mutex *m)
@@ -830,6 +905,7 @@ void reset()
 	s.listen_calls.clear();
 	s.calls.clear();
 	s.unlock_hook = nullptr;
+	s.spin_unlock_hook = nullptr;
 }
 
 static std::string full_name(const std::string &fn)
@@ -1056,6 +1132,12 @@ int mutexes_held()
 		    o.second.owner == std::this_thread::get_id())
 			n++;
 	return n;
+}
+
+void set_spin_unlock_hook(std::function<bool()> hook)
+{
+	std::lock_guard<std::mutex> g(g_mu);
+	S().spin_unlock_hook = std::move(hook);
 }
 
 void set_mutex_unlock_hook(std::function<bool()> hook)

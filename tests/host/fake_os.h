@@ -109,6 +109,7 @@ struct srpt_os_channel {
 	srpt_os_channel(const srpt_os_channel &) = delete;
 	srpt_os_channel &operator=(const srpt_os_channel &) = delete;
 
+	srpt_os_device *dev = nullptr;		/* set by fake::login() */
 	srpt_channel *core = nullptr;		/* from srpt_os_channel_create_qp() */
 	srpt_qp_params qp{};
 	std::vector<srpt_qp_params> qp_attempts;	/* every create_qp call, failed ones too */
@@ -170,9 +171,20 @@ struct srpt_os_recv {
 
 /* A send context, allocated by srpt_os_cmd_alloc(). */
 struct srpt_os_cmd {
+	/* A local buffer for a remote buffer (srpt_os_cmd_buf_add()). */
 	struct Rdma {
 		srpt_u64 va;
 		srpt_u32 rkey;
+		srpt_u32 len;
+		bool mapped = false;		/* srpt_os_cmd_rdma_map() until unmap */
+		bool posted = false;		/* ... and posted */
+		srpt_u32 map_off = 0;
+		srpt_u32 map_len = 0;
+	};
+	/* A transfer posted: bytes [off, off + len) of buffer @buf, to or from the initiator. */
+	struct Xfer {
+		srpt_u32 buf;
+		srpt_u32 off;
 		srpt_u32 len;
 	};
 	srpt_os_channel *ch = nullptr;
@@ -187,26 +199,30 @@ struct srpt_os_cmd {
 	std::vector<srpt_u8> cdb;		/* 16 bytes once submitted */
 	void *imm_data = nullptr;
 	srpt_u32 imm_len = 0;
-	srpt_u32 rdma_count = 0;		/* from rdma_prepare */
+	srpt_u32 rdma_count = 0;		/* from bufs_prepare */
 	srpt_data_dir rdma_dir = SRPT_DATA_NONE;
-	std::vector<Rdma> rdma;			/* from rdma_add */
+	std::vector<Rdma> rdma;			/* from buf_add */
+	std::vector<Xfer> xfers;		/* every transfer posted, in order */
 	bool tmr = false;
 	srpt_u64 tmr_lun = 0, tmr_task_tag = 0, tmr_tag = 0;
 	srpt_tmf tmr_fn = SRPT_TMF_UNSUPPORTED;
 	std::vector<std::vector<srpt_u8>> responses;	/* every response posted */
-	std::vector<int> responses_with_data;
+	std::vector<int> responses_with_data;	/* ... whether transfers went with it */
 	int execute_calls = 0;
-	int rdma_read_calls = 0;
+	int post_calls = 0;
+	int map_calls = 0;
 	int abort_calls = 0;
+	int abort_transient = -1;		/* of the last abort */
 	int release_data_calls = 0;
 	int put_calls = 0;
 	int done_calls = 0;
 	int init_calls = 0;
 	int submit_calls = 0;
 	int submit_tmr_calls = 0;
-	/* Work requests posted and not completed (see fake::complete_send/read). */
+	/* Work requests posted and not completed (see fake::complete_send/rdma). */
 	int sends_pending = 0;
-	int reads_pending = 0;
+	int rdma_pending = 0;			/* posts without a response */
+	int wrs_pending = 0;			/* send queue entries they take */
 };
 
 namespace fake {
@@ -240,6 +256,13 @@ struct Config {
 	std::function<void(srpt_os_cmd *)> on_submit;
 	std::function<void(srpt_os_cmd *)> on_submit_tmr;
 	std::function<void(srpt_os_cmd *)> on_execute;
+	/*
+	 * The work requests srpt_os_cmd_rdma_map() says a transfer takes:
+	 * one per this many bytes (0: one per mapping), plus @rdma_extra_wrs
+	 * (memory registration and invalidation).
+	 */
+	std::uint32_t rdma_bytes_per_wr = 0;
+	std::uint32_t rdma_extra_wrs = 0;
 };
 Config &config();
 
@@ -329,6 +352,8 @@ public:
  * another deterministically, as another thread could.
  */
 void set_mutex_unlock_hook(std::function<bool()> hook);
+/* The same after a core spinlock is unlocked (interrupts restored). */
+void set_spin_unlock_hook(std::function<bool()> hook);
 
 /* ---- RDMA devices ---- */
 
@@ -389,7 +414,10 @@ std::size_t srq_posted(const Device &d);
  */
 bool complete_zero_write(srpt_os_channel &ch, bool ok);
 bool complete_send(srpt_os_cmd *cmd, bool ok);
-bool complete_read(srpt_os_cmd *cmd, bool ok);
+/* A post without a response: srpt_core_rdma_done(). */
+bool complete_rdma(srpt_os_cmd *cmd, bool ok);
+/* Work requests posted on @ch's send queue and not completed (zero-length writes apart). */
+int send_queue_used(const srpt_os_channel &ch);
 
 /* The send contexts the core allocated for @ch, in allocation order. */
 std::vector<srpt_os_cmd *> cmds_of(const srpt_os_channel &ch);

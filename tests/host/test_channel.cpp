@@ -11,6 +11,8 @@
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
+#include <cstdio>
+#include <atomic>
 #include <thread>
 
 using iu::Bytes;
@@ -184,6 +186,115 @@ TEST_F(Login, SharedReceiveQueue)
 }
 
 /* ---- rejects ---- */
+
+/*
+ * The login reads use_srq, takes the SRQ, creates its QP on it, and only
+ * then checks again under the channel mutex. A switch in between must
+ * neither destroy the SRQ under the QP nor leave a channel of the old
+ * kind: at the login's n-th lock release before that check (the
+ * parameter), use_srq goes from 1 to 0 on "another thread".
+ */
+class UseSrqSwitchedDuringLogin : public ChannelTest, public ::testing::WithParamInterface<int> {};
+
+TEST_P(UseSrqSwitchedDuringLogin, TheLoginIsRejectedAndTheSrqOutlivesItsQp)
+{
+	const int at = GetParam();
+	setup_target();
+	ASSERT_EQ(2, srpt_core_tpg_attrib_store(tpg_, SRPT_ATTRIB_USE_SRQ, "1\n", 2));
+	ASSERT_TRUE(dev_->srq);
+	srpt_os_channel &ch = new_channel();
+	int unlocks = 0;
+	fake::set_mutex_unlock_hook([&] {
+		if (fake::mutexes_held() || ++unlocks < at)
+			return true;
+		EXPECT_EQ(2, srpt_core_tpg_attrib_store(tpg_, SRPT_ATTRIB_USE_SRQ, "0\n", 2));
+		return false;
+	});
+	EXPECT_NE(0, login(ch, priv(login_req(), SRPT_CM_RDMA)));
+	EXPECT_EQ(at, unlocks);
+	EXPECT_EQ(1, ch.reject_calls);
+	EXPECT_FALSE(ch.accepted);
+	EXPECT_EQ(1, fake::log_count("use_srq was switched")) << fake::log_text();
+	EXPECT_FALSE(dev_->srq) << "the last user of the SRQ is gone";
+	/* The next login gets a receive ring of its own. */
+	srpt_os_channel &next = login_ok(login_req());
+	EXPECT_EQ(0, next.qp.use_srq);
+	establish(next);
+	logout(next);
+}
+
+INSTANTIATE_TEST_SUITE_P(Unlocks, UseSrqSwitchedDuringLogin, ::testing::Values(1, 2));
+
+TEST_F(Login, RaceUseSrqFlipsWhileLoginsRun)
+{
+	/*
+	 * The host analog of the VM storm: logins on this thread while
+	 * another flips use_srq (each flip logs the port's initiators out).
+	 * The fake reports an SRQ destroyed under a QP, a QP created on a
+	 * missing SRQ, and every broken teardown rule; ASan any use after free.
+	 */
+	ASSERT_EQ(0, srpt_core_param_set(SRPT_PARAM_SRQ_SIZE, "16"));
+	setup_target();
+	std::atomic<bool> stop{false};
+	std::thread flipper([&] {
+		for (int i = 0; !stop.load(); i++) {
+			EXPECT_EQ(2, srpt_core_tpg_attrib_store(tpg_, SRPT_ATTRIB_USE_SRQ,
+								i % 2 ? "0\n" : "1\n", 2));
+			std::this_thread::sleep_for(std::chrono::milliseconds(1));
+		}
+	});
+	int accepted = 0;
+	for (int i = 0; i < 200; i++) {
+		srpt_os_channel &ch = new_channel();
+		if (login(ch, priv(login_req(), SRPT_CM_RDMA)) == 0 && ch.accepted)
+			accepted++;
+	}
+	stop = true;
+	flipper.join();
+	fake::run_work();
+	std::printf("%d of 200 logins accepted while use_srq flipped\n", accepted);
+	/* Once it settles, a login goes through and serves I/O. */
+	srpt_os_channel &ch = live_channel(login_req());
+	srpt_os_cmd *c = send_cmd(ch, tur_cmd(1), ch.qp.use_srq ? dev_ : nullptr);
+	ASSERT_NE(nullptr, c);
+	lio_respond(c);
+	lio_finish(c);
+	logout(ch);
+}
+
+/*
+ * The login looks through the port's target ports (GUID form, then GID
+ * form) under the channel mutex; an rmdir of one of them, at the n-th
+ * lock release inside that section (the parameter), must wait until the
+ * login is done with it.
+ */
+class TportRemovedDuringLogin : public ChannelTest, public ::testing::WithParamInterface<int> {};
+
+TEST_P(TportRemovedDuringLogin, TheLoginNeverTouchesItAfterwards)
+{
+	const int at = GetParam();
+	setup_target(SRPT_PORT_ID_GID);
+	srpt_os_tport os_guid{};
+	srpt_tport *guid = nullptr;
+	ASSERT_EQ(0, srpt_core_tport_create(fake::guid_name(*dev_, 1).c_str(), &os_guid, &guid));
+	srpt_os_channel &ch = new_channel();
+	int unlocks = 0;
+	fake::set_mutex_unlock_hook([&] {
+		/* Inside the login's channel-mutex section, before the session opens. */
+		if (fake::mutexes_held() != 1 || !ch.core || ch.session_open || ++unlocks < at)
+			return true;
+		srpt_core_tport_destroy(guid);
+		return false;
+	});
+	EXPECT_EQ(0, login(ch, priv(login_req(), SRPT_CM_RDMA)));
+	EXPECT_EQ(at, unlocks);
+	EXPECT_TRUE(ch.accepted);
+	EXPECT_EQ(1, fake::log_count("removed target port " + fake::guid_name(*dev_, 1)));
+	establish(ch);
+	logout(ch);
+}
+
+INSTANTIATE_TEST_SUITE_P(Unlocks, TportRemovedDuringLogin, ::testing::Values(1, 2));
 
 TEST_F(Login, EveryRejectOfTheRequestItself)
 {
@@ -395,7 +506,7 @@ TEST_F(Login, QueuePairCreationRetriesWithHalfTheSendQueue)
 	EXPECT_EQ(3u, ok.qp_attempts.size());
 	EXPECT_EQ(512u, ok.qp.max_send_wr);
 	EXPECT_EQ(128u + 1024u, ok.qp.cq_size);
-	EXPECT_EQ(512, core(ok)->credits().sq_slots());
+	EXPECT_EQ(512u, core(ok)->sendq().free_slots());
 
 	/* An odd srp_sq_size halves down to 16 and no further. */
 	ASSERT_EQ(3, srpt_core_tpg_attrib_store(tpg_, SRPT_ATTRIB_SQ_SIZE, "40\n", 3));
@@ -838,6 +949,35 @@ TEST_F(ChannelStates, ReceiveFailures)
 	fake::run_work();
 	EXPECT_TRUE(b.freed);
 	EXPECT_EQ(1, b.disconnect_calls);
+}
+
+TEST_F(ChannelStates, ASharedReceiveBufferThatFailsGoesBackToTheSrq)
+{
+	/*
+	 * With use_srq, a receive that completes in error (an IU longer than
+	 * the buffer, a QP that broke under it) took a buffer off the device's
+	 * SRQ: a hostile initiator doing that on 80 connections must not
+	 * starve every channel of the device.
+	 */
+	ASSERT_EQ(0, srpt_core_param_set(SRPT_PARAM_SRQ_SIZE, "64"));
+	setup_target();
+	ASSERT_EQ(2, srpt_core_tpg_attrib_store(tpg_, SRPT_ATTRIB_USE_SRQ, "1\n", 2));
+	ASSERT_EQ(64u, fake::srq_posted(*dev_));
+	for (int i = 0; i < 80; i++) {
+		srpt_os_channel &ch = live_channel(login_req());
+		ASSERT_NE(nullptr, fake::receive(ch, nullptr, 0, false, dev_));
+		EXPECT_EQ(64u, fake::srq_posted(*dev_)) << "connection " << i;
+		fake::run_work();
+		ASSERT_TRUE(ch.freed);
+	}
+	/* A legitimate initiator is served. */
+	srpt_os_channel &ok = live_channel(login_req());
+	srpt_os_cmd *c = send_cmd(ok, tur_cmd(1), dev_);
+	ASSERT_NE(nullptr, c);
+	lio_respond(c);
+	lio_finish(c);
+	logout(ok);
+	EXPECT_EQ(64u, fake::srq_posted(*dev_));
 }
 
 TEST_F(ChannelStates, CloseSessionWaitsUntilReleased)

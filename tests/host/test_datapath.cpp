@@ -12,6 +12,8 @@
 #include <srpt/ioctx.h>
 
 #include <cerrno>
+#include <string>
+#include <vector>
 
 using iu::Bytes;
 using srpt::CmdState;
@@ -44,7 +46,7 @@ protected:
 		fake::clear_logs();
 	}
 	srpt::Credits &credits() { return core(*ch_)->credits(); }
-	int sq() { return credits().sq_slots(); }
+	int sq() { return static_cast<int>(core(*ch_)->sendq().free_slots()); }
 };
 
 TEST_F(Datapath, CommandWithoutData)
@@ -121,14 +123,20 @@ TEST_F(Datapath, DirectRead)
 	EXPECT_EQ((Bytes{0x28, 0, 0, 0, 0x12, 0x34, 0, 0, 8, 0, 0, 0, 0, 0, 0, 0}), c->cdb);
 
 	/* LIO reads: no write_pending; the data goes out with the response. */
+	EXPECT_EQ(0, c->map_calls) << "mapped only when it goes";
 	lio_respond(c, 0, true);
 	ASSERT_EQ(1u, c->responses.size());
 	EXPECT_EQ(1, c->responses_with_data[0]);
+	EXPECT_EQ(1, c->post_calls) << "the data and the response in one post";
+	ASSERT_EQ(1u, c->xfers.size());
+	EXPECT_EQ(0u, c->xfers[0].buf);
+	EXPECT_EQ(0u, c->xfers[0].off);
+	EXPECT_EQ(4096u, c->xfers[0].len);
 	EXPECT_EQ(slots - 2, sq()) << "the response and one RDMA WRITE";
 	EXPECT_EQ(0x07u, last_rsp(c).tag);
 	lio_finish(c);
 	EXPECT_EQ(slots, sq());
-	EXPECT_EQ(0, c->rdma_read_calls);
+	EXPECT_FALSE(c->rdma.empty() && c->rdma[0].mapped) << "unmapped at the send completion";
 	EXPECT_EQ(0, c->execute_calls);
 }
 
@@ -145,11 +153,11 @@ TEST_F(Datapath, DirectWrite)
 	EXPECT_EQ(0x5678u, c->rdma[0].rkey);
 
 	EXPECT_EQ(0, srpt_core_write_pending(c->core));
-	EXPECT_EQ(1, c->rdma_read_calls);
+	EXPECT_EQ(1, c->post_calls);
 	EXPECT_EQ(0, c->execute_calls) << "not before the data is in";
 	EXPECT_EQ(static_cast<int>(CmdState::kNeedData), cmd_state(c));
 	EXPECT_EQ(slots - 1, sq());
-	ASSERT_TRUE(fake::complete_read(c, true));
+	ASSERT_TRUE(fake::complete_rdma(c, true));
 	EXPECT_EQ(1, c->execute_calls);
 	EXPECT_EQ(static_cast<int>(CmdState::kDataIn), cmd_state(c));
 	EXPECT_EQ(slots, sq());
@@ -201,7 +209,7 @@ TEST_F(Datapath, IndirectWrite)
 	const int slots = sq();
 	EXPECT_EQ(0, srpt_core_write_pending(c->core));
 	EXPECT_EQ(slots - 2, sq());
-	ASSERT_TRUE(fake::complete_read(c, true));
+	ASSERT_TRUE(fake::complete_rdma(c, true));
 	EXPECT_EQ(slots, sq());
 	EXPECT_EQ(1, c->execute_calls);
 	lio_respond(c);
@@ -214,15 +222,16 @@ TEST_F(Datapath, ZeroLengthTransfers)
 	srpt_os_cmd *r = send_cmd(*ch_, read_cmd(1, 0));
 	ASSERT_NE(nullptr, r);
 	EXPECT_EQ(0u, r->rdma_count);
-	EXPECT_EQ(0, fake::calls("srpt_os_cmd_rdma_prepare"));
+	EXPECT_EQ(0, fake::calls("srpt_os_cmd_bufs_prepare"));
 	lio_respond(r, 0, true);
 	EXPECT_EQ(0, r->responses_with_data.at(0)) << "nothing to write";
 	lio_finish(r);
 
 	srpt_os_cmd *w = send_cmd(*ch_, write_cmd(2, 0));
 	ASSERT_NE(nullptr, w);
+	const int posts = w->post_calls;
 	EXPECT_EQ(0, srpt_core_write_pending(w->core));
-	EXPECT_EQ(0, w->rdma_read_calls);
+	EXPECT_EQ(posts, w->post_calls);
 	EXPECT_EQ(1, w->execute_calls) << "nothing to read: executed at once";
 	lio_respond(w);
 	lio_finish(w);
@@ -251,12 +260,12 @@ TEST_F(Datapath, ImmediateDataHoldsTheReceiveBufferUntilRelease)
 	EXPECT_EQ(512u, c->imm_len);
 	EXPECT_EQ(0u, reinterpret_cast<std::uintptr_t>(c->imm_data) % 512) << "512-byte aligned";
 	EXPECT_EQ(0, std::memcmp(c->imm_data, b.data() + 68, 512));
-	EXPECT_EQ(0, fake::calls("srpt_os_cmd_rdma_prepare"));
+	EXPECT_EQ(0, fake::calls("srpt_os_cmd_bufs_prepare"));
 	EXPECT_EQ(before - 1, posted(*ch_)) << "the command holds the buffer";
 	EXPECT_EQ(ch_, r->received_on);
 
 	EXPECT_EQ(0, srpt_core_write_pending(c->core));
-	EXPECT_EQ(0, c->rdma_read_calls);
+	EXPECT_EQ(0, c->post_calls);
 	EXPECT_EQ(1, c->execute_calls);
 	lio_respond(c);
 	ASSERT_TRUE(fake::complete_send(c, true));
@@ -276,7 +285,7 @@ TEST_F(Datapath, ImmediateDataAnsweredSynchronouslyIsRepostedOnce)
 	 * with srpt_os_cmd_put(): release_cmd runs inside srpt_os_cmd_submit.
 	 */
 	live(32768, 0x80, 68);
-	fake::fail_call("srpt_os_cmd_post_response", 1, -ENOMEM);
+	fake::fail_call("srpt_os_cmd_post", 1, -ENOMEM);
 	fake::config().on_submit = [](srpt_os_cmd *c) {
 		lio_respond(c, 0x02, false, {0x70, 0, 0x05, 0, 0, 0, 0, 10, 0, 0, 0, 0, 0x25});
 		if (c->put_calls == 1)
@@ -421,22 +430,23 @@ TEST_F(Datapath, SenseOfALocalAnswerIsClippedToMaxTiIuLen)
 TEST_F(Datapath, MappingFailures)
 {
 	live();
-	/* Out of memory for the data: BUSY, no sense. */
-	fake::fail_call("srpt_os_cmd_rdma_prepare", 1, -ENOMEM);
+	/* Out of memory for the data: TASK SET FULL, no sense; the initiator retries. */
+	fake::fail_call("srpt_os_cmd_bufs_prepare", 1, -ENOMEM);
 	srpt_os_cmd *c = send_cmd(*ch_, read_cmd(0x61));
 	ASSERT_NE(nullptr, c);
 	EXPECT_EQ(0, c->init_calls);
 	iu::Rsp rsp = last_rsp(c);
-	EXPECT_EQ(0x08, rsp.status);
+	EXPECT_EQ(0x28, rsp.status);
 	EXPECT_EQ(0x00, rsp.flags);
 	EXPECT_EQ(0u, rsp.sense_len);
 	EXPECT_EQ(36u, c->responses.at(0).size());
 	EXPECT_EQ(1, c->release_data_calls);
-	EXPECT_EQ(1, fake::log_count("command 0x61: mapping 4096 bytes failed (-12)")) << fake::log_text();
+	EXPECT_EQ(1, fake::log_count("command 0x61: allocating 4096 bytes for its data failed (-12)"))
+		<< fake::log_text();
 	ASSERT_TRUE(fake::complete_send(c, true));
 
 	/* The second buffer of an indirect table fails: everything is undone. */
-	fake::fail_call("srpt_os_cmd_rdma_add", 2, -ENOMEM);
+	fake::fail_call("srpt_os_cmd_buf_add", 2, -ENOMEM);
 	iu::Cmd cmd;
 	cmd.tag = 0x62;
 	cmd.buf_fmt = 0x02;
@@ -444,12 +454,12 @@ TEST_F(Datapath, MappingFailures)
 	cmd.desc = iu::indirect({iu::direct(0xa000, 1, 512), iu::direct(0xb000, 2, 512)});
 	c = send_cmd(*ch_, iu::cmd(cmd));
 	ASSERT_NE(nullptr, c);
-	EXPECT_EQ(0x08, last_rsp(c).status);
+	EXPECT_EQ(0x28, last_rsp(c).status);
 	EXPECT_TRUE(c->rdma.empty()) << "released";
 	ASSERT_TRUE(fake::complete_send(c, true));
 
 	/* Another error (a bad R_Key, ...): CHECK CONDITION. */
-	fake::fail_call("srpt_os_cmd_rdma_add", 1, -EINVAL);
+	fake::fail_call("srpt_os_cmd_buf_add", 1, -EINVAL);
 	c = send_cmd(*ch_, write_cmd(0x63));
 	ASSERT_NE(nullptr, c);
 	rsp = last_rsp(c);
@@ -517,7 +527,7 @@ TEST_F(Datapath, AFailedPostUndoesEverything)
 	const int slots = sq();
 	srpt_os_cmd *a = send_cmd(*ch_, read_cmd(1));
 	ASSERT_NE(nullptr, a);
-	fake::fail_call("srpt_os_cmd_post_response", 1, -ENOMEM);
+	fake::fail_call("srpt_os_cmd_post", 1, -ENOMEM);
 	lio_respond(a, 0, true);
 	EXPECT_TRUE(a->responses.empty());
 	EXPECT_EQ(slots, sq()) << "the slots of the response and its RDMA WRITEs are back";
@@ -525,12 +535,12 @@ TEST_F(Datapath, AFailedPostUndoesEverything)
 	EXPECT_EQ(0, a->done_calls);
 	EXPECT_EQ(static_cast<int>(CmdState::kDone), cmd_state(a));
 	EXPECT_EQ(1, credits().owed());
-	EXPECT_EQ(1, fake::log_count("command 0x1: sending the response failed (-12)")) << fake::log_text();
+	EXPECT_EQ(1, fake::log_count("command 0x1: sending failed (-12)")) << fake::log_text();
 	srpt_core_release_cmd(a->core);
 
 	/* A second failure keeps the first's credit owed, and adds its own. */
 	srpt_os_cmd *b = send_cmd(*ch_, tur_cmd(2));
-	fake::fail_call("srpt_os_cmd_post_response", 1, -EIO);
+	fake::fail_call("srpt_os_cmd_post", 1, -EIO);
 	lio_respond(b);
 	EXPECT_EQ(2, credits().owed());
 	srpt_core_release_cmd(b->core);
@@ -541,80 +551,351 @@ TEST_F(Datapath, AFailedPostUndoesEverything)
 	EXPECT_EQ(slots, sq());
 }
 
-TEST_F(Datapath, TransferLargerThanTheSendQueueIsBusy)
-{
-	/* srp_sq_size 4: two send queue slots for the channel. */
-	setup_target();
-	ASSERT_EQ(2, srpt_core_tpg_attrib_store(tpg_, SRPT_ATTRIB_SQ_SIZE, "4\n", 2));
-	ch_ = &live_channel(login_req());
-	ASSERT_EQ(2, sq());
+/* ---- exactly the SCSI transfer, never more ---- */
 
-	/* 2 RDMA WRITEs + the response: 3 slots of 2, never available. */
-	iu::Cmd cmd;
-	cmd.buf_fmt = 0x02;
-	cmd.in_cnt = 2;
-	cmd.tag = 0x81;
-	cmd.desc = iu::indirect({iu::direct(0xa000, 1, 512), iu::direct(0xb000, 2, 512)});
-	srpt_os_cmd *r = send_cmd(*ch_, iu::cmd(cmd));
-	ASSERT_NE(nullptr, r);
-	EXPECT_EQ(0x08, last_rsp(r).status) << "BUSY, answered at once";
-	EXPECT_EQ(0, fake::calls("srpt_os_cmd_init")) << "LIO never saw it";
-	EXPECT_EQ(1, fake::log_count("command 0x81 needs 3 work requests, more than srp_sq_size allows"))
-		<< fake::log_text();
-	EXPECT_TRUE(r->rdma.empty()) << "its buffers released";
-	ASSERT_TRUE(fake::complete_send(r, true));
-	EXPECT_EQ(2, sq());
+namespace {
+
+/* queue_data_in as LIO calls it after an underflow: @data_len bytes and a residual. */
+void lio_read_done(srpt_os_cmd *c, std::uint32_t data_len, std::uint32_t residual)
+{
+	srpt_cmd_status st{};
+	st.data_dir = SRPT_DATA_IN;
+	st.data_len = data_len;
+	st.residual = residual ? SRPT_RESIDUAL_UNDERFLOW : SRPT_RESIDUAL_NONE;
+	st.residual_count = residual;
+	srpt_core_queue_response(c->core, &st, 1);
 }
 
-TEST_F(Datapath, SendQueueFullForNow)
+/* The transfers of @c as "buf:off+len" strings. */
+std::vector<std::string> xfers(const srpt_os_cmd *c)
 {
-	/* srp_sq_size 8: four send queue slots. */
+	std::vector<std::string> v;
+	for (const srpt_os_cmd::Xfer &x : c->xfers)
+		v.push_back(std::to_string(x.buf) + ":" + std::to_string(x.off) + "+" +
+			    std::to_string(x.len));
+	return v;
+}
+
+} // namespace
+
+TEST_F(Datapath, ShortReadsSendOnlyTheBytesOfTheScsiTransfer)
+{
+	live();
+	const std::uint64_t read0 = core(*ch_)->stats().get(srpt::Stat::kBytesRead);
+
+	/*
+	 * READ(10) of one 512-byte block into a 1 MiB buffer: the 1 MiB of
+	 * local memory may hold another command's data past byte 512.
+	 */
+	iu::Cmd cmd;
+	cmd.tag = 0x11;
+	cmd.buf_fmt = 0x01;
+	cmd.in_cnt = 1;
+	cmd.cdb = iu::read10(1);
+	cmd.desc = iu::direct(0xa0000000, 7, 1u << 20);
+	srpt_os_cmd *c = send_cmd(*ch_, iu::cmd(cmd));
+	ASSERT_NE(nullptr, c);
+	lio_read_done(c, 512, (1u << 20) - 512);
+	EXPECT_EQ((std::vector<std::string>{"0:0+512"}), xfers(c));
+	iu::Rsp rsp = last_rsp(c);
+	EXPECT_EQ(0x20, rsp.flags) << "DIUNDER";
+	EXPECT_EQ((1u << 20) - 512, rsp.di_resid);
+	EXPECT_EQ(read0 + 512, core(*ch_)->stats().get(srpt::Stat::kBytesRead));
+	lio_finish(c);
+
+	/* Four buffers of 256 KiB, 300 KiB transferred: two of them, the second in part. */
+	cmd.tag = 0x12;
+	cmd.buf_fmt = 0x02;
+	cmd.in_cnt = 4;
+	cmd.cdb = iu::read10(600);
+	cmd.desc = iu::indirect({iu::direct(0xa0000000, 1, 256 << 10), iu::direct(0xb0000000, 2, 256 << 10),
+				 iu::direct(0xc0000000, 3, 256 << 10), iu::direct(0xd0000000, 4, 256 << 10)});
+	c = send_cmd(*ch_, iu::cmd(cmd));
+	ASSERT_NE(nullptr, c);
+	lio_read_done(c, 300 << 10, (1u << 20) - (300 << 10));
+	EXPECT_EQ((std::vector<std::string>{"0:0+262144", "1:0+45056"}), xfers(c));
+	EXPECT_EQ((1u << 20) - (300 << 10), last_rsp(c).di_resid);
+	EXPECT_FALSE(c->rdma[2].mapped || c->rdma[3].mapped) << "buffers past the transfer are never mapped";
+	lio_finish(c);
+
+	/* INQUIRY, allocation length 36, into a 1 MiB buffer. */
+	cmd.tag = 0x13;
+	cmd.buf_fmt = 0x01;
+	cmd.in_cnt = 1;
+	cmd.cdb = {0x12, 0, 0, 0, 36, 0};
+	cmd.desc = iu::direct(0xa0000000, 7, 1u << 20);
+	c = send_cmd(*ch_, iu::cmd(cmd));
+	ASSERT_NE(nullptr, c);
+	lio_read_done(c, 36, (1u << 20) - 36);
+	EXPECT_EQ((std::vector<std::string>{"0:0+36"}), xfers(c));
+	lio_finish(c);
+
+	/* No data at all (LIO found nothing to return): a response without a transfer. */
+	c = send_cmd(*ch_, read_cmd(0x14, 8192));
+	ASSERT_NE(nullptr, c);
+	lio_read_done(c, 0, 8192);
+	EXPECT_TRUE(c->xfers.empty());
+	EXPECT_EQ(0, c->responses_with_data.back());
+	lio_finish(c);
+
+	/* LIO never says more than the buffer; if it did, the buffer bounds it. */
+	c = send_cmd(*ch_, read_cmd(0x15, 4096));
+	ASSERT_NE(nullptr, c);
+	lio_read_done(c, 1u << 20, 0);
+	EXPECT_EQ((std::vector<std::string>{"0:0+4096"}), xfers(c));
+	lio_finish(c);
+}
+
+/* ---- the send queue: nothing dropped, nothing too big ---- */
+
+TEST_F(Datapath, ResponsesWaitForTheSendQueueInsteadOfBeingDropped)
+{
 	setup_target();
 	ASSERT_EQ(2, srpt_core_tpg_attrib_store(tpg_, SRPT_ATTRIB_SQ_SIZE, "8\n", 2));
 	ch_ = &live_channel(login_req());
 	ASSERT_EQ(4, sq());
+	const srpt::Counters &stats = core(*ch_)->stats();
 
-	/* A read of two buffers takes 3 slots until its send completes. */
-	iu::Cmd cmd;
-	cmd.buf_fmt = 0x02;
-	cmd.in_cnt = 2;
-	cmd.tag = 0x81;
-	cmd.desc = iu::indirect({iu::direct(0xa000, 1, 512), iu::direct(0xb000, 2, 512)});
-	srpt_os_cmd *r = send_cmd(*ch_, iu::cmd(cmd));
+	/* Four statuses take the four slots. */
+	std::vector<srpt_os_cmd *> first;
+	for (std::uint64_t t = 1; t <= 4; t++) {
+		first.push_back(send_cmd(*ch_, tur_cmd(t)));
+		lio_respond(first.back());
+	}
+	EXPECT_EQ(0, sq());
+
+	/* More answers while the queue is full: they wait, none is dropped. */
+	std::vector<srpt_os_cmd *> later;
+	for (std::uint64_t t = 5; t <= 7; t++) {
+		srpt_os_cmd *c = send_cmd(*ch_, tur_cmd(t));
+		ASSERT_NE(nullptr, c);
+		lio_respond(c);
+		EXPECT_TRUE(c->responses.empty());
+		EXPECT_EQ(0, c->put_calls);
+		later.push_back(c);
+	}
+	srpt_os_cmd *r = send_cmd(*ch_, read_cmd(8));
+	lio_respond(r, 0, true);
+	EXPECT_TRUE(r->responses.empty());
+	EXPECT_EQ(4u, core(*ch_)->sendq().waiting());
+	EXPECT_EQ(4u, stats.get(srpt::Stat::kSqWaits));
+
+	/* Each completion posts what fits now, in the order they came. */
+	lio_finish(first[0]);
+	EXPECT_EQ(1u, later[0]->responses.size());
+	EXPECT_TRUE(later[1]->responses.empty());
+	lio_finish(first[1]);
+	lio_finish(first[2]);
+	EXPECT_EQ(1u, later[2]->responses.size());
+	lio_finish(first[3]);
+	EXPECT_TRUE(r->responses.empty()) << "the read needs two slots, one is free";
+	EXPECT_EQ(1, sq());
+	lio_finish(later[0]);
+	ASSERT_EQ(1u, r->responses.size());
+	EXPECT_EQ(1, r->responses_with_data[0]);
+	EXPECT_EQ(0u, core(*ch_)->sendq().waiting());
+
+	/* Every response returned its request's credit; nothing is owed. */
+	std::uint32_t delta = 0;
+	for (srpt_os_cmd *c : first)
+		delta += iu::parse_rsp(c->responses.at(0)).req_lim_delta;
+	for (srpt_os_cmd *c : later)
+		delta += last_rsp(c).req_lim_delta;
+	delta += last_rsp(r).req_lim_delta;
+	EXPECT_EQ(8u, delta);
+	lio_finish(later[1]);
+	lio_finish(later[2]);
+	lio_finish(r);
+	EXPECT_EQ(4, sq());
+	EXPECT_EQ(0, credits().owed());
+	EXPECT_EQ(0u, stats.get(srpt::Stat::kErrSend));
+	EXPECT_EQ(0, fake::log_count("send queue full")) << fake::log_text();
+}
+
+TEST_F(Datapath, TransfersLargerThanTheSendQueueGoInRounds)
+{
+	/* srp_sq_size at its minimum; a device that needs a work request per 64 KiB. */
+	setup_target();
+	ASSERT_EQ(2, srpt_core_tpg_attrib_store(tpg_, SRPT_ATTRIB_SQ_SIZE, "4\n", 2));
+	ch_ = &live_channel(login_req());
+	ASSERT_EQ(4, sq()) << "room for a registered piece and a response";
+	fake::config().rdma_bytes_per_wr = 64 << 10;
+
+	/* A 1 MiB read takes 16 work requests: 256 KiB pieces of 4, one round each. */
+	srpt_os_cmd *r = send_cmd(*ch_, read_cmd(0x21, 1u << 20));
 	ASSERT_NE(nullptr, r);
 	lio_respond(r, 0, true);
-	EXPECT_EQ(1, sq());
-
-	/* A write's RDMA READ needs 2 slots: LIO retries later on -ENOMEM. */
-	cmd.buf_fmt = 0x20;
-	cmd.in_cnt = 0;
-	cmd.out_cnt = 2;
-	cmd.tag = 0x82;
-	srpt_os_cmd *w = send_cmd(*ch_, iu::cmd(cmd));
-	ASSERT_NE(nullptr, w);
-	EXPECT_EQ(-ENOMEM, srpt_core_write_pending(w->core));
-	EXPECT_EQ(0, w->rdma_read_calls);
-	EXPECT_EQ(1, sq());
-
-	/* A status takes the last slot; the next one finds the queue full. */
-	srpt_os_cmd *a = send_cmd(*ch_, tur_cmd(0x83));
-	lio_respond(a);
-	EXPECT_EQ(0, sq());
-	srpt_os_cmd *b = send_cmd(*ch_, tur_cmd(0x84));
-	lio_respond(b);
-	EXPECT_TRUE(b->responses.empty());
-	EXPECT_EQ(1, b->put_calls);
-	EXPECT_EQ(1, credits().owed());
-	EXPECT_EQ(1, fake::log_count("command 0x84: send queue full, response dropped")) << fake::log_text();
-	srpt_core_release_cmd(b->core);
-
-	/* Completions give the slots back; the retried write goes out. */
+	for (int round = 0; round < 4; round++) {
+		SCOPED_TRACE(round);
+		ASSERT_EQ(static_cast<std::size_t>(round + 1), r->xfers.size());
+		EXPECT_TRUE(r->responses.empty()) << "the response goes after all the data";
+		EXPECT_LE(fake::send_queue_used(*ch_), 4);
+		ASSERT_TRUE(fake::complete_rdma(r, true));
+	}
+	EXPECT_EQ((std::vector<std::string>{"0:0+262144", "0:262144+262144", "0:524288+262144",
+					    "0:786432+262144"}),
+		  xfers(r));
+	ASSERT_EQ(1u, r->responses.size()) << "then the response alone";
+	EXPECT_EQ(0, r->responses_with_data[0]);
+	EXPECT_EQ(0x00, last_rsp(r).status);
 	lio_finish(r);
-	lio_finish(a);
 	EXPECT_EQ(4, sq());
+
+	/* A 1 MiB write: four RDMA READ rounds, then LIO executes. */
+	srpt_os_cmd *w = send_cmd(*ch_, write_cmd(0x22, 1u << 20));
+	ASSERT_NE(nullptr, w);
 	EXPECT_EQ(0, srpt_core_write_pending(w->core));
-	EXPECT_EQ(1, w->rdma_read_calls);
-	EXPECT_EQ(2, sq());
+	for (int round = 0; round < 4; round++) {
+		SCOPED_TRACE(round);
+		EXPECT_EQ(0, w->execute_calls) << "not before the last round";
+		ASSERT_TRUE(fake::complete_rdma(w, true));
+	}
+	EXPECT_EQ(4u, w->xfers.size());
+	EXPECT_EQ(1, w->execute_calls);
+	lio_respond(w);
+	lio_finish(w);
+	EXPECT_EQ(4, sq());
+	EXPECT_EQ(0u, core(*ch_)->stats().get(srpt::Stat::kErrNoMemory));
+}
+
+TEST_F(Datapath, AWaitingLargeTransferIsNotOvertaken)
+{
+	setup_target();
+	ASSERT_EQ(2, srpt_core_tpg_attrib_store(tpg_, SRPT_ATTRIB_SQ_SIZE, "8\n", 2));
+	ch_ = &live_channel(login_req());
+	fake::config().rdma_bytes_per_wr = 4096;
+
+	srpt_os_cmd *a = send_cmd(*ch_, tur_cmd(1));
+	lio_respond(a);
+	srpt_os_cmd *b = send_cmd(*ch_, tur_cmd(2));
+	lio_respond(b);
+	/* 12 KiB of read data and the response: all four slots; two are free. */
+	srpt_os_cmd *big = send_cmd(*ch_, read_cmd(3, 12288));
+	lio_respond(big, 0, true);
+	EXPECT_TRUE(big->responses.empty());
+	/* A status that would fit must wait behind it. */
+	srpt_os_cmd *small = send_cmd(*ch_, tur_cmd(4));
+	lio_respond(small);
+	EXPECT_TRUE(small->responses.empty());
+	lio_finish(a);
+	EXPECT_TRUE(big->responses.empty());
+	EXPECT_TRUE(small->responses.empty()) << "overtook the large transfer at the head";
+	lio_finish(b);
+	ASSERT_EQ(1u, big->responses.size());
+	EXPECT_TRUE(small->responses.empty());
+	lio_finish(big);
+	ASSERT_EQ(1u, small->responses.size());
+	lio_finish(small);
+}
+
+TEST_F(Datapath, RegistrationsShortForNowWaitForACompletion)
+{
+	live();
+	/* Memory registrations run out while another command's transfer is in flight. */
+	srpt_os_cmd *a = send_cmd(*ch_, read_cmd(1));
+	lio_respond(a, 0, true);
+	fake::fail_call("srpt_os_cmd_rdma_map", 1, -EAGAIN);
+	srpt_os_cmd *b = send_cmd(*ch_, read_cmd(2));
+	lio_respond(b, 0, true);
+	EXPECT_TRUE(b->responses.empty()) << "it waits, it is no error";
+	EXPECT_EQ(0, fake::log_count("failed")) << fake::log_text();
+	lio_finish(a);
+	ASSERT_EQ(1u, b->responses.size());
+	EXPECT_EQ(0x00, last_rsp(b).status);
+	EXPECT_EQ(1, b->responses_with_data[0]);
+	lio_finish(b);
+
+	/* Nothing in flight that would give any back: TASK SET FULL, without the data. */
+	fake::fail_call("srpt_os_cmd_rdma_map", 1, -EAGAIN);
+	srpt_os_cmd *c = send_cmd(*ch_, read_cmd(3));
+	const std::size_t sent = c->responses.size();
+	lio_respond(c, 0, true);
+	ASSERT_EQ(sent + 1, c->responses.size());
+	EXPECT_EQ(0x28, last_rsp(c).status);
+	EXPECT_EQ(0, c->responses_with_data.back());
+	EXPECT_TRUE(c->xfers.empty());
+	EXPECT_EQ(1u, core(*ch_)->stats().get(srpt::Stat::kErrNoMemory));
+	EXPECT_EQ(1, fake::log_count("command 0x3: mapping 4096 bytes for RDMA failed (-11)"))
+		<< fake::log_text();
+	lio_finish(c);
+
+	/* Write data, at once: LIO retries later (-ENOMEM); the retry goes. */
+	srpt_os_cmd *w = send_cmd(*ch_, write_cmd(4));
+	fake::fail_call("srpt_os_cmd_rdma_map", 1, -ENOMEM);
+	EXPECT_EQ(-ENOMEM, srpt_core_write_pending(w->core));
+	EXPECT_TRUE(w->xfers.empty());
+	EXPECT_EQ(0, srpt_core_write_pending(w->core));
+	ASSERT_TRUE(fake::complete_rdma(w, true));
+	EXPECT_EQ(1, w->execute_calls);
+	lio_respond(w);
+	lio_finish(w);
+	EXPECT_EQ(0, credits().owed());
+}
+
+TEST_F(Datapath, WriteDataShortOfRegistrationsWhileWaitingIsTaskSetFull)
+{
+	setup_target();
+	ASSERT_EQ(2, srpt_core_tpg_attrib_store(tpg_, SRPT_ATTRIB_SQ_SIZE, "8\n", 2));
+	ch_ = &live_channel(login_req());
+	std::vector<srpt_os_cmd *> busy;
+	for (std::uint64_t t = 1; t <= 4; t++) {
+		busy.push_back(send_cmd(*ch_, tur_cmd(t)));
+		lio_respond(busy.back());
+	}
+	srpt_os_cmd *w = send_cmd(*ch_, write_cmd(5));
+	EXPECT_EQ(0, srpt_core_write_pending(w->core)) << "queued: LIO need not retry";
+	fake::fail_call("srpt_os_cmd_rdma_map", 1, -EAGAIN, 100);
+	for (srpt_os_cmd *c : busy) {
+		EXPECT_EQ(0, w->abort_calls) << "completions still to come";
+		lio_finish(c);
+	}
+	/* The last completion left nothing in flight: LIO answers TASK SET FULL. */
+	EXPECT_EQ(1, w->abort_calls);
+	EXPECT_EQ(1, w->abort_transient);
+	EXPECT_EQ(0, w->execute_calls);
+	fake::fail_call("srpt_os_cmd_rdma_map", 0, 0);
+	lio_respond(w, 0x28);
+	EXPECT_EQ(0x28, last_rsp(w).status);
+	lio_finish(w);
+	EXPECT_EQ(4, sq());
+}
+
+TEST_F(Datapath, AClosingChannelEndsWhatWaitsForTheSendQueue)
+{
+	setup_target();
+	ASSERT_EQ(2, srpt_core_tpg_attrib_store(tpg_, SRPT_ATTRIB_SQ_SIZE, "8\n", 2));
+	ch_ = &live_channel(login_req());
+	std::vector<srpt_os_cmd *> busy;
+	for (std::uint64_t t = 1; t <= 4; t++) {
+		busy.push_back(send_cmd(*ch_, tur_cmd(t)));
+		lio_respond(busy.back());
+	}
+	srpt_os_cmd *s = send_cmd(*ch_, tur_cmd(5));
+	lio_respond(s);
+	srpt_os_cmd *w = send_cmd(*ch_, write_cmd(6));
+	EXPECT_EQ(0, srpt_core_write_pending(w->core));
+	EXPECT_EQ(2u, core(*ch_)->sendq().waiting());
+
+	/* The initiator leaves: the QP goes to the error state, nothing more is sent. */
+	srpt_core_cm_event(ch_->core, SRPT_CM_DISCONNECT_REQUEST, 10);
+	EXPECT_EQ(0, s->put_calls);
+	/* The next (flushed) completion ends those waiting. */
+	ASSERT_TRUE(fake::complete_send(busy[0], false));
+	EXPECT_EQ(0u, core(*ch_)->sendq().waiting());
+	EXPECT_TRUE(s->responses.empty());
+	EXPECT_EQ(1, s->put_calls) << "its response will never be sent";
+	EXPECT_EQ(1, w->abort_calls) << "its write data will never come";
+	EXPECT_EQ(0, w->abort_transient);
+	/* LIO answers the aborted write: that cannot go either. */
+	lio_respond(w, 0x02);
+	EXPECT_TRUE(w->responses.empty());
+	EXPECT_EQ(1, w->put_calls);
+	srpt_core_release_cmd(busy[0]->core);
+	srpt_core_release_cmd(s->core);
+	srpt_core_release_cmd(w->core);
+	fake::run_work();
+	EXPECT_TRUE(ch_->freed);
+	EXPECT_EQ(0, fake::log_count("sending failed")) << "a closing channel logs no send errors";
 }
 
 TEST_F(Datapath, RdmaReadPostFailure)
@@ -622,10 +903,10 @@ TEST_F(Datapath, RdmaReadPostFailure)
 	live();
 	const int slots = sq();
 	srpt_os_cmd *w = send_cmd(*ch_, write_cmd(5));
-	fake::fail_call("srpt_os_cmd_post_rdma_read", 1, -EIO);
+	fake::fail_call("srpt_os_cmd_post", 1, -EIO);
 	EXPECT_EQ(-EIO, srpt_core_write_pending(w->core));
 	EXPECT_EQ(slots, sq());
-	EXPECT_EQ(0, w->reads_pending);
+	EXPECT_EQ(0, w->rdma_pending);
 	lio_respond(w, 0x02);
 	ASSERT_EQ(1u, w->responses.size());
 	lio_finish(w);
@@ -638,7 +919,7 @@ TEST_F(Datapath, RdmaReadFailureAbortsTheCommand)
 	const int slots = sq();
 	srpt_os_cmd *w = send_cmd(*ch_, write_cmd(5));
 	ASSERT_EQ(0, srpt_core_write_pending(w->core));
-	ASSERT_TRUE(fake::complete_read(w, false));
+	ASSERT_TRUE(fake::complete_rdma(w, false));
 	EXPECT_EQ(1, w->abort_calls);
 	EXPECT_EQ(0, w->execute_calls);
 	EXPECT_EQ(slots, sq());
@@ -682,9 +963,9 @@ TEST_F(Datapath, ResponsesInUnexpectedStates)
 	/* An RDMA READ completion for a command that is not waiting for data. */
 	srpt_os_cmd *d = send_cmd(*ch_, tur_cmd(0x92));
 	const int execs = d->execute_calls, dones = d->done_calls;
-	srpt_core_rdma_read_done(d->core, 1);
+	srpt_core_rdma_done(d->core, 1);
 	EXPECT_EQ(execs, d->execute_calls);
-	EXPECT_EQ(1, fake::log_count("command 0x92: RDMA READ done in state new"));
+	EXPECT_EQ(1, fake::log_count("command 0x92: RDMA completion in state new"));
 	/* A send completion without a response. */
 	srpt_core_send_done(d->core, 1);
 	EXPECT_EQ(dones, d->done_calls);
@@ -756,6 +1037,48 @@ TEST_F(Datapath, AnIuWaitsForASendContext)
 		lio_finish(c);
 	}
 	EXPECT_EQ(zw + 1, ch_->zero_write_calls) << "no kick when nothing waits";
+}
+
+TEST_F(Datapath, AContextFreedWhileAnIuLooksForOneIsNotMissed)
+{
+	live(4);
+	std::vector<srpt_os_cmd *> held;
+	for (std::uint64_t t = 1; t <= 4; t++)
+		held.push_back(send_cmd(*ch_, read_cmd(t)));
+	lio_respond(held[0], 0, true);
+	ASSERT_TRUE(fake::complete_send(held[0], true));
+
+	/*
+	 * The next IU finds no free send context; right after it looked
+	 * (its free-list lock is released), LIO releases a command on
+	 * another CPU. Either the IU sees that context or the release sees
+	 * the IU waiting: a lost wake-up leaves it waiting for good.
+	 */
+	bool released = false;
+	fake::set_spin_unlock_hook([&] {
+		if (released)
+			return false;
+		released = true;
+		srpt_core_release_cmd(held[0]->core);
+		return false;
+	});
+	const int zw = ch_->zero_write_calls;
+	fake::take_trace();
+	send_iu(*ch_, read_cmd(5));
+	ASSERT_TRUE(released);
+	if (trace_of({"cmd_init"}).empty()) {
+		ASSERT_EQ(zw + 1, ch_->zero_write_calls) << "the IU waits, and nothing will wake it";
+		ASSERT_TRUE(fake::complete_zero_write(*ch_, true));
+	}
+	EXPECT_EQ(std::vector<std::string>{"cmd_init tag 0x5"}, trace_of({"cmd_init"}));
+	for (srpt_os_cmd *c : fake::cmds_of(*ch_)) {
+		if (c == held[0] || c->responses.size() > 1 || !c->submitted)
+			continue;
+		if (c->sends_pending)
+			continue;
+		lio_respond(c, 0, true);
+		lio_finish(c);
+	}
 }
 
 TEST_F(Datapath, AWaitingIuIsHandledOnTheNextSendCompletion)

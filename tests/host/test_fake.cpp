@@ -33,8 +33,8 @@ TEST_F(Fake, SleepingUnderASpinlockOrInAtomicContextIsCaught)
 {
 	srpt_os_spinlock l;
 	srpt_os_mutex m;
-	srpt_os_spin_init(&l);
-	srpt_os_mutex_init(&m);
+	srpt_os_spin_init(&l, "l", nullptr);
+	srpt_os_mutex_init(&m, "m", nullptr);
 
 	const unsigned long flags = srpt_os_spin_lock_irqsave(&l);
 	void *p = srpt_os_alloc(16, 8, 0);
@@ -59,8 +59,8 @@ TEST_F(Fake, LockMisuseIsCaught)
 {
 	srpt_os_mutex m;
 	srpt_os_spinlock l;
-	srpt_os_mutex_init(&m);
-	srpt_os_spin_init(&l);
+	srpt_os_mutex_init(&m, "m", nullptr);
+	srpt_os_spin_init(&l, "l", nullptr);
 
 	srpt_os_mutex_lock(&m);
 	srpt_os_mutex_lock(&m);	/* would deadlock: reported and skipped */
@@ -82,11 +82,45 @@ TEST_F(Fake, LockMisuseIsCaught)
 
 	/* A locked mutex freed with its object. */
 	auto *heap = static_cast<srpt_os_mutex *>(srpt_os_alloc(sizeof(srpt_os_mutex), 8, 0));
-	srpt_os_mutex_init(heap);
+	srpt_os_mutex_init(heap, "heap", nullptr);
 	srpt_os_mutex_lock(heap);
 	srpt_os_free(heap);
 	EXPECT_TRUE(has_violation(fake::take_violations(), "freeing a locked mutex"));
 	srpt_os_mutex_destroy(&m);
+}
+
+TEST_F(Fake, LockOrderInversionsAndNestedClassesAreCaught)
+{
+	/* Two lock classes, as two KTL_LOCK_INIT() sites make them. */
+	static srpt_os_lock_class class_a, class_b;
+	srpt_os_mutex a1, a2, b;
+	srpt_os_mutex_init(&a1, "a1", &class_a);
+	srpt_os_mutex_init(&a2, "a2", &class_a);
+	srpt_os_mutex_init(&b, "b", &class_b);
+
+	srpt_os_mutex_lock(&a1);
+	srpt_os_mutex_lock(&b);	/* a before b: learnt */
+	srpt_os_mutex_unlock(&b);
+	srpt_os_mutex_unlock(&a1);
+	EXPECT_TRUE(fake::take_violations().empty());
+
+	/* Another lock of class a, after b: the inverse order, on other objects. */
+	srpt_os_mutex_lock(&b);
+	srpt_os_mutex_lock(&a2);
+	srpt_os_mutex_unlock(&a2);
+	srpt_os_mutex_unlock(&b);
+	EXPECT_TRUE(has_violation(fake::take_violations(), "lock order: a2 taken while holding b"));
+
+	/* Two locks of one class nested. */
+	srpt_os_mutex_lock(&a1);
+	srpt_os_mutex_lock(&a2);
+	srpt_os_mutex_unlock(&a2);
+	srpt_os_mutex_unlock(&a1);
+	EXPECT_TRUE(has_violation(fake::take_violations(), "possible recursive locking"));
+
+	srpt_os_mutex_destroy(&a1);
+	srpt_os_mutex_destroy(&a2);
+	srpt_os_mutex_destroy(&b);
 }
 
 TEST_F(Fake, MemoryAccountingAndFailureInjection)

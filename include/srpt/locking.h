@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The core's locks and the one order in which they nest. Every lock is
+ * initialised with KTL_LOCK_INIT() (ktl/lock.h), which gives it a lock
+ * class of its own, so the kernel's lockdep checks this order in the
+ * debug tier (make check-debug).
+ *
+ * A lock further down the list may be taken while holding one above it,
+ * never the other way round:
+ *
+ *   Port::dev_mutex_        refresh, stop/detach, use_srq switches
+ *     Port::ch_mutex_       logins, channel lists, TPG enable, logouts
+ *       Port::target_mutex_ target ports and attributes of the port
+ *         TPort::tpgs_mutex_ the TPGs of a target port
+ *     Device::srq_mutex_    the shared receive queue
+ *
+ *   g_rdma_cm_mutex (attrib.cpp)   the RDMA/CM listener; takes no core lock
+ *   SendQueue::mutex_       a channel's send queue; takes no core lock,
+ *                           and LIO is never called under it
+ *
+ * Spinlocks are leaves, taken with interrupts disabled and nothing that
+ * sleeps inside:
+ *
+ *   g_lock (registry.cpp) -> Port::cache_lock_
+ *   Channel::free_lock_
+ *
+ * Waiting for a channel's release (Channel::disconnect_and_wait) happens
+ * with no lock held but Port::dev_mutex_: the release work takes
+ * Port::ch_mutex_ and Device::srq_mutex_.
+ */
+#pragma once

@@ -1,0 +1,127 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* The send queue of a channel: slots, and the commands waiting for them. */
+#include <ktl/assert.h>
+#include <srpt/iu.h>
+#include <srpt/send_queue.h>
+
+namespace srpt {
+
+SendQueue::SendQueue()
+{
+	KTL_LOCK_INIT(mutex_);
+}
+
+SendQueue::~SendQueue()
+{
+	KTL_WARN_ON(!waiting_.empty());
+	mutex_.destroy();
+}
+
+void SendQueue::init(u32 slots)
+{
+	slots_ = slots;
+	free_.store(slots);
+	/* A whole transfer in one piece until a piece turns out too big. */
+	piece_limit_ = kMaxDataLen;
+}
+
+void SendQueue::take(u32 n)
+{
+	KTL_WARN_ON(free_.fetch_sub(n) < n);
+}
+
+bool SendQueue::shrink_piece_limit()
+{
+	if (piece_limit_ <= SRPT_RDMA_PIECE_ALIGN)
+		return false;
+	piece_limit_ /= 2;
+	return true;
+}
+
+SendQueue::Result SendQueue::submit(Cmd *c)
+{
+	CmdList failed;
+	Result r = Result::kPosted;
+	{
+		ktl::MutexGuard g(mutex_);
+
+		/*
+		 * Counted as waiting before its step looks at the free slots:
+		 * a completion that gives slots back meanwhile sees it waiting
+		 * and pumps (release()).
+		 */
+		waiting_.push_back(c);
+		n_waiting_.fetch_add(1);
+		pump_locked(&failed);
+		for (Cmd *f : failed) {
+			if (f == c) {
+				failed.erase(c);
+				r = Result::kFailed;
+				break;
+			}
+		}
+		if (r != Result::kFailed && CmdList::contains_node(c))
+			r = Result::kQueued;
+	}
+	end_failed(&failed);
+	return r;
+}
+
+void SendQueue::release(u32 n)
+{
+	CmdList failed;
+
+	free_.fetch_add(n);
+	/* After giving the slots back (see submit()). */
+	if (!n_waiting_.load())
+		return;
+	{
+		ktl::MutexGuard g(mutex_);
+		pump_locked(&failed);
+	}
+	end_failed(&failed);
+}
+
+void SendQueue::stop()
+{
+	ktl::MutexGuard g(mutex_);
+
+	closed_ = true;
+}
+
+void SendQueue::flush()
+{
+	CmdList failed;
+	{
+		ktl::MutexGuard g(mutex_);
+
+		closed_ = true;
+		/* Every step fails once closed: this empties the queue. */
+		pump_locked(&failed);
+	}
+	end_failed(&failed);
+}
+
+void SendQueue::pump_locked(CmdList *failed)
+{
+	/* In order: a large transfer at the head is not starved by small ones. */
+	while (Cmd *c = waiting_.front()) {
+		const Cmd::Step s = c->post_step(*this);
+
+		if (s == Cmd::Step::kWait)
+			return;
+		waiting_.erase(c);
+		n_waiting_.fetch_sub(1);
+		if (s == Cmd::Step::kFailed)
+			failed->push_back(c);
+	}
+}
+
+void SendQueue::end_failed(CmdList *failed)
+{
+	/* Not under the mutex: ending a command calls LIO. */
+	while (Cmd *c = failed->pop_front())
+		c->post_failed();
+}
+
+} // namespace srpt

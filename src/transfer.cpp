@@ -1,0 +1,76 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* The cursor of a command's RDMA transfer over its buffers. */
+#include <ktl/assert.h>
+#include <ktl/new.h>
+#include <ktl/utility.h>
+#include <srpt/transfer.h>
+
+namespace srpt {
+
+bool Transfer::prepare(u32 count)
+{
+	clear();
+	/* One buffer is the common case: no allocation for it. */
+	if (count > 1) {
+		ktl::AllocChecker ac;
+
+		lens_ = new (&ac) u32[count];
+		if (!ac.check())
+			return false;
+	}
+	count_ = count;
+	return true;
+}
+
+void Transfer::add(u32 len)
+{
+	if (KTL_WARN_ON(added_ >= count_ || len == 0))
+		return;
+	if (lens_)
+		lens_[added_] = len;
+	else
+		one_len_ = len;
+	added_++;
+	total_ += len;
+}
+
+void Transfer::clear()
+{
+	delete[] lens_;
+	lens_ = nullptr;
+	count_ = added_ = total_ = one_len_ = 0;
+	left_ = buf_ = off_ = 0;
+}
+
+void Transfer::start(u32 bytes)
+{
+	left_ = ktl::min(bytes, total_);
+	buf_ = 0;
+	off_ = 0;
+}
+
+Piece Transfer::next(u32 limit) const
+{
+	Piece p;
+
+	if (!left_)
+		return p;
+	p.buf = buf_;
+	p.off = off_;
+	p.len = ktl::min(ktl::min(len(buf_) - off_, left_), limit);
+	return p;
+}
+
+void Transfer::advance(const Piece &p)
+{
+	if (KTL_WARN_ON(p.buf != buf_ || p.off != off_ || p.len > left_))
+		return;
+	left_ -= p.len;
+	off_ += p.len;
+	if (off_ == len(buf_)) {
+		buf_++;
+		off_ = 0;
+	}
+}
+
+} // namespace srpt
