@@ -379,3 +379,32 @@ expect_fio() {
 	expect_ok fio --output-format=terse "$@"
 	fio_summary
 }
+
+# ---------------------------------------------------------------------------
+# srpi: the raw SRP initiator (tests/srpi/srpi.c, built on the host by
+# scripts/build-tools) for what ib_srp never does: exact and hostile
+# requests, many connections, verified I/O that a SIGKILL interrupts.
+# ---------------------------------------------------------------------------
+SRPI=$SRPT_ROOT/build/tools/srpi
+
+# srpi_setup: userspace verbs in the guest (rxe's provider comes with
+# ibverbs-providers), and the tool.
+srpi_setup() {
+	[ -x "$SRPI" ] || fail "$SRPI is missing: scripts/vm-test builds it (scripts/build-tools)"
+	timeout "$SRPT_CMD_TIMEOUT" modprobe -a rdma_ucm ib_uverbs
+}
+
+# expect_srpi SECONDS ARG...: srpi ARG... must succeed within SECONDS; its
+# check lines are shown.
+expect_srpi() {
+	local secs=$1
+	shift
+	SRPT_CMD_TIMEOUT=$secs expect_ok "$SRPI" "$@"
+	grep -E '^(ok|FAIL) ' <<<"$VM_LAST_OUTPUT" | _indent
+}
+
+# srp_initiator_trouble MARK: the initiator's error handling since MARK
+# (aborts, device and host resets, command timeouts), one line each.
+srp_initiator_trouble() {
+	_vm_dmesg_since "$1" | grep -E 'SRP abort called|SRP reset_device called|SRP reset_host called|timing out command|scsi_eh|rejected I/O|I/O error' || true
+}

@@ -1,0 +1,30 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+# The target sends an initiator only the bytes of the SCSI transfer. A raw
+# initiator (srpi short-read) writes 1 MiB of one pattern, then READ(10)s
+# one 512-byte block and INQUIRYs 36 bytes into 1 MiB buffers pre-filled
+# with another pattern, through a direct descriptor and an indirect table
+# of four: not one byte past the transfer may change, and the residual
+# count must be exact. With per-channel receive rings and with use_srq.
+# vm-timeout: 300
+# shellcheck source-path=SCRIPTDIR source=lib.sh
+. "$SRPT_ROOT/tests/vm/lib.sh"
+# shellcheck source-path=SCRIPTDIR source=initiator.sh
+. "$SRPT_ROOT/tests/vm/initiator.sh"
+
+srp_loopback
+srpi_setup
+srpt_serve "$gid" 5555 16M
+for srq in 0 1; do
+	log "---- use_srq=$srq ----"
+	srpt_use_srq "$gid" "$srq"
+	base=$(srpt_objects)
+	stats=$(srpt_stats "$gid")
+	expect_srpi 120 short-read --dest 10.200.0.1:5555
+	expect_objects "$base"
+	after=$(srpt_stats "$gid")
+	expect_no_stat_errors "$stats" "$after"
+done
+expect_ok tcli "clearconfig confirm=True"
+unload_all
+check_dmesg

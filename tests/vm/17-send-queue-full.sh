@@ -1,0 +1,69 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+# A full send queue slows the target down and loses nothing. ib_srp reads
+# 4 MiB blocks at queue depth 32 from two jobs for 20 s, every block
+# verified (crc32c), with srp_sq_size 16 and again at its minimum, 4:
+# responses and RDMA transfers wait for send queue slots instead of being
+# dropped, and a transfer larger than the whole queue goes in rounds. The
+# initiator must see no abort, reset or command timeout, the target no
+# send error, and its statistics must show that the queue did fill.
+# vm-timeout: 900
+# shellcheck source-path=SCRIPTDIR source=lib.sh
+. "$SRPT_ROOT/tests/vm/lib.sh"
+# shellcheck source-path=SCRIPTDIR source=initiator.sh
+. "$SRPT_ROOT/tests/vm/initiator.sh"
+
+srp_loopback
+srpt_serve "$gid" 5555 160M
+tpg=$(srpt_tpg "$gid")
+
+jobs=/tmp/sq.fio
+cat >"$jobs" <<'FIO'
+[global]
+direct=1
+ioengine=libaio
+verify=crc32c
+verify_fatal=1
+bs=4m
+size=128m
+
+[fill]
+rw=write
+iodepth=8
+do_verify=0
+
+[randread]
+stonewall
+rw=randread
+iodepth=32
+numjobs=2
+time_based
+runtime=20
+FIO
+
+for sq in 16 4; do
+	log "---- srp_sq_size=$sq ----"
+	expect_attr_set "$tpg/attrib/srp_sq_size" "$sq"
+	base=$(srpt_objects)
+	stats=$(srpt_stats "$gid")
+	mark=$(dmesg_mark)
+	srp_login rxe0 "$gid" 10.200.0.1 5555
+	disk=$(srp_disk)
+	SRPT_CMD_TIMEOUT=240 expect_fio --filename="/dev/$disk" "$jobs"
+	trouble=$(srp_initiator_trouble "$mark")
+	if [ -n "$trouble" ]; then
+		printf '%s\n' "$trouble" | _indent
+		fail "the initiator had to abort, reset or time out commands"
+	fi
+	pass "no abort, reset or timeout on the initiator"
+	after=$(srpt_stats "$gid")
+	expect_no_stat_errors "$stats" "$after"
+	waits=$(stat_delta "$stats" "$after" send_queue_waits)
+	[ "$waits" -gt 0 ] || fail "the send queue never filled: the test proves nothing"
+	pass "$waits steps waited for the send queue"
+	srp_logout
+	expect_objects "$base"
+done
+expect_ok tcli "clearconfig confirm=True"
+unload_all
+check_dmesg
