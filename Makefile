@@ -28,7 +28,7 @@ KRELEASE = $(shell sed -n 's/^\#define UTS_RELEASE "\(.*\)"/\1/p' $(KDIR)/includ
 BUILD = $(CURDIR)/build/$(KRELEASE)
 
 .PHONY: all modules clean install uninstall check check-debug demo bench host-test \
-	fuzz kunit vm-test build-all checkpatch deps dkms
+	fuzz fuzz-long kunit vm-test build-all checkpatch deps dkms
 
 all: modules
 
@@ -67,6 +67,11 @@ host-test:
 
 fuzz:
 	scripts/fuzz
+
+# Long fuzzing, on demand: 10^8 inputs or an hour per target, merged into
+# the seed corpus in tests/fuzz/corpus/.
+fuzz-long:
+	FUZZ_RUNS=100000000 FUZZ_SECONDS=3600 FUZZ_MERGE=1 scripts/fuzz
 
 kunit:
 	scripts/kunit
