@@ -629,6 +629,8 @@ void Cmd::aborted()
 /* srpt_release_cmd */
 void Cmd::release()
 {
+	/* LIO holds a command whose step waits in the send queue. */
+	KTL_WARN_ON(send_node.linked());
 	if (imm_recv) {
 		ch_->repost(imm_recv);
 		imm_recv = nullptr;

@@ -12,11 +12,12 @@
  *     Port::ch_mutex_       logins, channel lists, TPG enable, logouts
  *       Port::target_mutex_ target ports and attributes of the port
  *         TPort::tpgs_mutex_ the TPGs of a target port
+ *       SendQueue::mutex_   a channel's send queue (closing the channel
+ *                           stops it); takes no core lock, and LIO is
+ *                           never called under it
  *     Device::srq_mutex_    the shared receive queue
  *
  *   g_rdma_cm_mutex (attrib.cpp)   the RDMA/CM listener; takes no core lock
- *   SendQueue::mutex_       a channel's send queue; takes no core lock,
- *                           and LIO is never called under it
  *
  * Spinlocks are leaves, taken with interrupts disabled and nothing that
  * sleeps inside:

@@ -5,9 +5,9 @@
 # an rmdir of one must wait until the login is done with it, never free
 # it under the login. srpi logs in and out without pause while
 #  - the GUID-form target port of the same RDMA port is made and removed
-#    200 times, and
+#    50 times, and
 #  - the GID-form target port that admits the logins is torn down and set
-#    up again (TPG, LUN, ACL, enable) 10 times.
+#    up again (TPG, LUN, ACL, enable) 5 times.
 # Logins that find no enabled TPG are refused; none may hang, and nothing
 # of the core may be left afterwards. (The debug kernel's KASAN sees a use
 # after free that the normal kernel may not.)
@@ -28,14 +28,14 @@ guid=$(guid_name "$gid")
 "$SRPI" cycles --dest 10.200.0.1:5555 --count 100000 --keep-going --timeout 20 >/tmp/cycles.log 2>&1 &
 cycler=$!
 
-for ((i = 0; i < 200; i++)); do
+for ((i = 0; i < 50; i++)); do
 	mkdir "$SRPT_CFS/$guid" || fail "mkdir of $guid failed in round $i"
 	rmdir "$SRPT_CFS/$guid" || fail "rmdir of $guid failed in round $i"
 done
-pass "the GUID-form target port made and removed 200 times during logins"
+pass "the GUID-form target port made and removed 50 times during logins"
 
 gidport=$SRPT_CFS/0x$gid
-for ((i = 0; i < 10; i++)); do
+for ((i = 0; i < 5; i++)); do
 	cfs_drop_tport "0x$gid" || fail "tearing down 0x$gid failed in round $i"
 	mkdir -p "$gidport/tpgt_1/acls/0x$gid" || fail "recreating 0x$gid failed in round $i"
 	cfs_add_lun "$gidport/tpgt_1" 0 "$rd0" || fail "LUN 0 failed in round $i"
@@ -45,7 +45,7 @@ for ((i = 0; i < 10; i++)); do
 	write_attr "$gidport/tpgt_1/enable" 1 || fail "enabling failed in round $i"
 	sleep 0.5
 done
-pass "the GID-form target port torn down and set up again 10 times during logins"
+pass "the GID-form target port torn down and set up again 5 times during logins"
 
 kill -INT "$cycler"
 wait "$cycler" || true
