@@ -36,7 +36,11 @@ set -Eeuo pipefail
 : "${SRPT_MODULE:=}"
 : "${SRPT_KVER:=$(uname -r)}"
 : "${SRPT_CMD_TIMEOUT:=60}"
-export SRPT_ROOT SRPT_OUT SRPT_MODULE SRPT_KVER
+# How much slower than Debian's kernel this one runs (scripts/vm: 5 on the
+# debug kernel): wait_for's limits grow by it. A scenario's own deadline
+# loops should multiply by it too.
+: "${SRPT_VM_SLOWDOWN:=1}"
+export SRPT_ROOT SRPT_OUT SRPT_MODULE SRPT_KVER SRPT_VM_SLOWDOWN
 
 _vm_t0=${EPOCHREALTIME/./}
 _vm_checks=0
@@ -164,9 +168,9 @@ expect_dmesg() {
 }
 
 # wait_for SECONDS DESCRIPTION CMD...: poll CMD (a program, function or
-# builtin) until it succeeds.
+# builtin) until it succeeds; SECONDS times SRPT_VM_SLOWDOWN.
 wait_for() {
-	local secs=$1 what=$2 deadline
+	local secs=$(($1 * SRPT_VM_SLOWDOWN)) what=$2 deadline
 	shift 2
 	deadline=$((SECONDS + secs))
 	until "$@" >/dev/null 2>&1; do
