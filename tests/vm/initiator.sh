@@ -408,3 +408,229 @@ expect_srpi() {
 srp_initiator_trouble() {
 	_vm_dmesg_since "$1" | grep -E 'SRP abort called|SRP reset_device called|SRP reset_host called|timing out command|scsi_eh|rejected I/O|I/O error' || true
 }
+
+# ---------------------------------------------------------------------------
+# The stress scenarios (40-46): counts, naps, srpi in the background.
+# ---------------------------------------------------------------------------
+
+# stress_scale VAR...: each VAR (a count: cycles, faults, seconds) divided
+# by SRPT_STRESS_SCALE (1 by default), at least 1. A quick run of all the
+# stress scenarios at a tenth:
+#   SRPT_VM_PASSENV=SRPT_STRESS_SCALE SRPT_STRESS_SCALE=10 scripts/vm-test 4
+stress_scale() {
+	local s=${SRPT_STRESS_SCALE:-1} v
+	[[ $s =~ ^[1-9][0-9]*$ ]] || fail "SRPT_STRESS_SCALE must be a positive whole number, not '$s'"
+	for v in "$@"; do
+		printf -v "$v" '%d' $((${!v} / s > 0 ? ${!v} / s : 1))
+	done
+}
+
+_vm_nap_fd=
+# nap SECONDS: sleep without starting a program (sleep(1) itself costs
+# ~0.15 s under TCG): a read that times out on a FIFO nobody writes.
+nap() {
+	if [ -z "$_vm_nap_fd" ]; then
+		[ -p /run/srpt-nap ] || mkfifo /run/srpt-nap
+		exec {_vm_nap_fd}<>/run/srpt-nap
+	fi
+	read -r -t "$1" -u "$_vm_nap_fd" _ || true
+}
+
+# rand_secs MIN_MS MAX_MS: rand_s := a random time between MIN_MS and
+# MAX_MS milliseconds, in seconds ("0.734"), for nap.
+rand_secs() {
+	local ms=$(($1 + RANDOM % ($2 - $1 + 1)))
+	# shellcheck disable=SC2034 # for the caller
+	printf -v rand_s '%d.%03d' $((ms / 1000)) $((ms % 1000))
+}
+
+# now_ms: milliseconds since the epoch, into now_ms (no subshell).
+now_ms() {
+	now_ms=$((${EPOCHREALTIME/./} / 1000))
+}
+
+# wait_object COUNTER VALUE SECONDS: until the core's live COUNTER
+# (channels, nexuses, ...) reads VALUE; the time it took, in ms, goes to
+# waited_ms. Polls every 20 ms.
+wait_object() {
+	local v t0 deadline
+	now_ms
+	t0=$now_ms
+	deadline=$((t0 + $3 * 1000))
+	while v=$(srpt_object "$1") && [ "$v" != "$2" ]; do
+		now_ms
+		[ "$now_ms" -lt "$deadline" ] ||
+			fail "the core's $1: $v, not $2 within $3 s ($(srpt_objects))"
+		nap 0.02
+	done
+	now_ms
+	# shellcheck disable=SC2034 # for the caller
+	waited_ms=$((now_ms - t0))
+}
+
+# srpt_counter GID NAME: one counter of the target port's statistics.
+srpt_counter() {
+	local s
+	s=$'\n'$(<"$(srpt_tpg "$1")/statistics")$'\n'
+	[[ $s == *$'\n'"$2 "* ]] || fail "no counter $2 in the statistics of 0x$1"
+	s=${s#*$'\n'"$2" }
+	printf '%s\n' "${s%%$'\n'*}"
+}
+
+# expect_no_warning_since MARK: no kernel warning, BUG, oops or sanitizer
+# report (check_dmesg's patterns) after MARK. For scenarios whose kernel
+# log outgrows the buffer before check_dmesg reads it at the end.
+expect_no_warning_since() {
+	local bad
+	# shellcheck disable=SC2154 # lib.sh's
+	bad=$(_vm_dmesg_since "$1" | grep -E -- "$_vm_dmesg_bad" || true)
+	if [ -n "$bad" ]; then
+		printf '%s\n' "$bad" | _indent
+		fail "the kernel log has warnings or errors since the mark"
+	fi
+}
+
+# srpi_bg LOG ARG...: srpi ARG... in the background, its output in LOG;
+# its pid in srpi_pid.
+srpi_bg() {
+	local log=$1
+	shift
+	"$SRPI" "$@" >"$log" 2>&1 &
+	srpi_pid=$!
+}
+
+# srpi_alive: the srpi of srpi_bg still runs.
+srpi_alive() { kill -0 "$srpi_pid" 2>/dev/null; }
+
+# srpi_wait SECONDS: until the srpi of srpi_bg ended (SIGKILL after
+# SECONDS, and the scenario fails); its exit status in srpi_rc.
+# shellcheck disable=SC2034 # srpi_rc is for the caller
+srpi_wait() {
+	local deadline=$((SECONDS + $1))
+	while srpi_alive; do
+		if [ "$SECONDS" -ge "$deadline" ]; then
+			kill -KILL "$srpi_pid" 2>/dev/null || true
+			fail "srpi (pid $srpi_pid) still running after $1 s"
+		fi
+		nap 0.05
+	done
+	srpi_rc=0
+	wait "$srpi_pid" || srpi_rc=$?
+}
+
+# srpi_io_result LOG: the figures of srpi io's summary line in LOG, into
+# io_cmds, io_wmib, io_rmib, io_verified, io_retries, io_mismatches and
+# io_errors (io_line: the line, io_ok: 1 for "ok"; io_first_error: the
+# first command that failed, if any); io_bad_blocks: how
+# many "expected generation" lines (each a block that read back wrong) LOG
+# holds, summary or not (a killed srpi prints none). Status 1 without a
+# summary line (killed, or the login failed: see LOG).
+# shellcheck disable=SC2034 # the figures are for the caller
+srpi_io_result() {
+	local l lines re='^(ok|FAIL) io: .*: ([0-9]+) commands \(([0-9]+) writes ([0-9]+) MiB, ([0-9]+) reads ([0-9]+) MiB\), ([0-9]+) blocks verified, ([0-9]+) retries, ([0-9]+) mismatches, ([0-9]+) errors'
+	mapfile -t lines <"$1"
+	io_line='' io_bad_blocks=0 io_first_error=''
+	for l in "${lines[@]}"; do
+		[[ $l != *'expected generation'* ]] || io_bad_blocks=$((io_bad_blocks + 1))
+		if [ -z "$io_first_error" ] && [[ $l =~ ^FAIL\ io:\ connection\ [0-9]+\ (READ|WRITE) ]]; then
+			io_first_error=$l
+		fi
+		if [[ $l =~ $re ]]; then
+			io_line=$l
+			io_ok=0
+			[ "${BASH_REMATCH[1]}" != ok ] || io_ok=1
+			io_cmds=${BASH_REMATCH[2]} io_wmib=${BASH_REMATCH[4]} io_rmib=${BASH_REMATCH[6]}
+			io_verified=${BASH_REMATCH[7]} io_retries=${BASH_REMATCH[8]}
+			io_mismatches=${BASH_REMATCH[9]} io_errors=${BASH_REMATCH[10]}
+		fi
+	done
+	[ -n "$io_line" ]
+}
+
+# rdma_res: the RDMA core's resource counts per device, one line each
+# ("rxe0: pd 1 qp 1 cm_id 1 mr 0 ctx 0 srq 0"), without the device index
+# (a re-added device gets a new one) and without the CQs: ib_core's CQ
+# pool (ib_cq_pool_get, which the target uses) keeps the CQs it made
+# until the device goes.
+rdma_res() {
+	timeout "$SRPT_CMD_TIMEOUT" rdma res show | sed 's/^[0-9]*: //; s/ cq [0-9]*//; s/ *$//'
+}
+
+# expect_rdma_res BASE [SECONDS]: the RDMA core's resources (rdma_res)
+# come back to BASE within SECONDS (20): no QP, CQ, MR or CM ID of the
+# target's left behind, whatever the core's own counters say.
+expect_rdma_res() {
+	local now deadline=$((SECONDS + ${2:-20}))
+	while now=$(rdma_res) && [ "$now" != "$1" ]; do
+		if [ "$SECONDS" -ge "$deadline" ]; then
+			printf '%s\n' "want: $1" "have: $now" | _indent
+			fail "the RDMA resources are not back to their baseline within ${2:-20}s"
+		fi
+		nap 0.5
+	done
+	pass "RDMA resources at baseline: ${now//$'\n'/; }"
+}
+
+# rc_qp_states: the RC queue pairs per owner (rdma's "comm") and state,
+# "[ib_srpt] RTS 7, [ib_srpt] ERR 2", or "none".
+rc_qp_states() {
+	timeout "$SRPT_CMD_TIMEOUT" rdma res show qp | awk '
+		/ type RC / {
+			s = ""; m = ""
+			for (i = 1; i < NF; i++) {
+				if ($i == "state") s = $(i + 1)
+				if ($i == "comm") m = $(i + 1)
+			}
+			n[m " " s]++
+		}
+		END {
+			out = ""
+			for (s in n) out = out (out == "" ? "" : ", ") s " " n[s]
+			print out == "" ? "none" : out
+		}'
+}
+
+# srpi_io_live GID LOG K SECONDS ARG...: srpi io with K connections (and
+# the ARGs: --dest ...) in the background (srpi_bg, output in LOG), until
+# the target port 0x<GID> counts K channels and commands flow (its
+# statistics' commands grew by 16 or more); fails after SECONDS.
+srpi_io_live() {
+	local gid=$1 log=$2 k=$3 secs=$4 c0 deadline
+	shift 4
+	c0=$(srpt_counter "$gid" commands)
+	srpi_bg "$log" io --conns "$k" "$@"
+	deadline=$((SECONDS + secs))
+	until [ "$(srpt_object channels)" = "$k" ] &&
+		[ "$(srpt_counter "$gid" commands)" -ge $((c0 + 16)) ]; do
+		if ! srpi_alive; then
+			_indent <"$log"
+			fail "srpi io ended before its I/O ran"
+		fi
+		[ "$SECONDS" -lt "$deadline" ] ||
+			fail "srpi io: not $k channels with commands flowing within $secs s ($(srpt_objects))"
+		nap 0.05
+	done
+}
+
+# count_lines TEXT REGEX: how many lines of TEXT match REGEX (bash ERE),
+# without starting a program.
+count_lines() {
+	local l n=0 lines
+	mapfile -t lines <<<"$1"
+	for l in "${lines[@]}"; do
+		[[ ! $l =~ $2 ]] || n=$((n + 1))
+	done
+	printf '%s\n' "$n"
+}
+
+# cfs_links DIR...: the symbolic links in the configfs DIRs (a LUN's
+# backstore, a mapped LUN's LUN) into cfs_links, for one rm.
+cfs_links() {
+	local d f
+	cfs_links=()
+	for d in "$@"; do
+		for f in "$d"/*; do
+			[ ! -L "$f" ] || cfs_links+=("$f")
+		done
+	done
+}
