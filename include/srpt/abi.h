@@ -84,11 +84,12 @@ void srpt_os_warn(const char *file, int line, const char *what);
  * objects so that no allocation is needed. The shim checks at build time
  * that the kernel object fits.
  */
+/* Room for the debug kernels' objects too (lockdep makes a mutex 144 bytes). */
 struct srpt_os_spinlock {
-	unsigned long opaque[8];
+	unsigned long opaque[12];
 };
 struct srpt_os_mutex {
-	unsigned long opaque[16];
+	unsigned long opaque[24];
 };
 struct srpt_os_completion {
 	unsigned long opaque[12];
