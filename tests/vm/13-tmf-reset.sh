@@ -39,21 +39,26 @@ echo 'file target_core_tmr.c +p' >/sys/kernel/debug/dynamic_debug/control
 fio_common=(--direct=1 --ioengine=libaio --verify=crc32c --randrepeat=0)
 
 # fio_start NAME: fio writes blocks with crc32c headers in the
-# background, then reads them back and verifies them: one job per CPU,
-# so per channel, on its own half of 16 MiB, 16 writes at a time each.
-# Returns once 16 writes are in flight; sets fio_pid and fio_out.
+# background, then reads them back and verifies them, ten times over (so
+# that a slow guest still finds it writing): one job per CPU, so per
+# channel, on its own half of 16 MiB, 16 writes at a time each. Returns
+# once 8 writes are in flight; sets fio_pid and fio_out.
 fio_start() {
 	fio_out=/tmp/fio-$1.out
 	fio --output-format=terse --direct=1 --ioengine=libaio --filename="/dev/$disk" \
 		--name="$1" --numjobs=2 --cpus_allowed=0-1 --cpus_allowed_policy=split \
 		--rw=randwrite --bsrange=4k-256k --iodepth=16 --size=8m --offset_increment=8m \
-		--verify=crc32c --do_verify=1 --randrepeat=0 >"$fio_out" 2>&1 &
+		--loops=10 --verify=crc32c --do_verify=1 --randrepeat=0 >"$fio_out" 2>&1 &
 	fio_pid=$!
-	# /sys/block/*/inflight: reads, writes.
+	# /sys/block/*/inflight: reads, writes. Half the queue depth is
+	# enough: a slow guest samples this rarely.
 	local inflight deadline=$((SECONDS + 60))
-	while read -r -a inflight <"/sys/block/$disk/inflight" && [ "${inflight[1]}" -lt 16 ]; do
-		kill -0 "$fio_pid" 2>/dev/null || fail "fio $1 ended before the reset"
-		[ "$SECONDS" -lt "$deadline" ] || fail "fio $1: not 16 writes in flight within 60 s"
+	while read -r -a inflight <"/sys/block/$disk/inflight" && [ "${inflight[1]}" -lt 8 ]; do
+		if ! kill -0 "$fio_pid" 2>/dev/null; then
+			_indent <"$fio_out"
+			fail "fio $1 ended before the reset"
+		fi
+		[ "$SECONDS" -lt "$deadline" ] || fail "fio $1: not 8 writes in flight within 60 s"
 		sleep 0.05
 	done
 	pass "fio $1 is writing (${inflight[1]} writes in flight)"
@@ -89,32 +94,39 @@ for srq in 0 1; do
 	nch=$(<"$(srp_host)/ch_count")
 	echo 6 >"/sys/block/$disk/device/timeout"
 
-	# LUN reset.
-	mark=$(dmesg_mark)
-	stats=$(srpt_stats "$gid")
-	fio_start lun-reset
-	expect_ok sg_reset --device "/dev/$disk"
-	expect_dmesg_since "$mark" "SRP reset_device called"
-	expect_dmesg_since "$mark" "LUN_RESET: TMR caller fabric: srpt initiator port 0x$gid"
-	expect_dmesg_since "$mark" "LUN_RESET: TMR for \\[iblock\\] Complete"
-	fio_end
-	after=$(srpt_stats "$gid")
-	tmfs=$(stat_delta "$stats" "$after" task_management)
-	aborted=$(stat_delta "$stats" "$after" aborted_tasks)
-	lio=$(dmesg_count_since "$mark" "LUN_RESET: ITT")
-	srp=$(dmesg_count_since "$mark" "Sending SRP abort for tag")
+	# LUN reset. Which commands are executing on which channel at the
+	# instant of the reset is up to the guest's scheduler: a reset that
+	# found none of the other channel's proves nothing there, and is
+	# tried again (at most three times).
+	for try in 1 2 3; do
+		mark=$(dmesg_mark)
+		stats=$(srpt_stats "$gid")
+		fio_start lun-reset
+		expect_ok sg_reset --device "/dev/$disk"
+		expect_dmesg_since "$mark" "SRP reset_device called"
+		expect_dmesg_since "$mark" "LUN_RESET: TMR caller fabric: srpt initiator port 0x$gid"
+		expect_dmesg_since "$mark" "LUN_RESET: TMR for \\[iblock\\] Complete"
+		fio_end
+		after=$(srpt_stats "$gid")
+		tmfs=$(stat_delta "$stats" "$after" task_management)
+		aborted=$(stat_delta "$stats" "$after" aborted_tasks)
+		lio=$(dmesg_count_since "$mark" "LUN_RESET: ITT")
+		srp=$(dmesg_count_since "$mark" "Sending SRP abort for tag")
+		expect_no_stat_errors "$stats" "$after"
+		[ "$lio" -le "$aborted" ] || break
+		log "reset $try found no command of the other channel executing: again"
+	done
 	# LIO aborts silently what came over the channel of the LUN RESET
 	# (ib_srp's first), and answers TASK ABORTED for what came over the
 	# other channel: a session of its own for LIO.
 	[ "$aborted" -ge 1 ] || fail "the LUN reset aborted no command of its own channel"
-	[ "$lio" -gt "$aborted" ] || fail "the LUN reset aborted no command of the other channel"
+	[ "$lio" -gt "$aborted" ] || fail "three LUN resets aborted no command of the other channel"
 	if [ "$srp" -lt 1 ] || [ "$tmfs" -lt $((1 + srp)) ]; then
 		fail "$tmfs task management requests, $srp SRP aborts: expected a LUN RESET and ABORT TASKs"
 	fi
 	pass "the LUN reset aborted $lio commands in flight: $aborted silently (ib_srp aborted" \
 		"$srp after their timeout: $tmfs task management requests in all)," \
 		"$((lio - aborted)) with TASK ABORTED"
-	expect_no_stat_errors "$stats" "$after"
 
 	# Target reset, which becomes a host reset: a relogin of every channel.
 	mark=$(dmesg_mark)
