@@ -4,6 +4,7 @@
 #
 #   make                 build ib_srpt.ko for KDIR
 #   make check           run every test tier (host, KUnit, VM); see README.md
+#   make check-stress    the stress scenarios at full counts, both kernels
 #   make check-debug     the VM scenarios on a KASAN/lockdep/kmemleak kernel
 #   make demo            boot a VM, serve a LUN over soft-RoCE, run fio
 #   make install         install into /lib/modules/<kver>/updates and depmod
@@ -27,7 +28,8 @@ endif
 KRELEASE = $(shell sed -n 's/^\#define UTS_RELEASE "\(.*\)"/\1/p' $(KDIR)/include/generated/utsrelease.h)
 BUILD = $(CURDIR)/build/$(KRELEASE)
 
-.PHONY: all modules clean install uninstall check check-debug demo bench host-test \
+.PHONY: all modules clean install uninstall check check-stress check-debug demo \
+	bench host-test \
 	fuzz fuzz-long kunit vm-test build-all checkpatch deps dkms
 
 all: modules
@@ -54,6 +56,11 @@ dkms:
 # Every test tier; prints "N passed, N failed" last.
 check:
 	scripts/check
+
+# The stress scenarios (tests/vm/4?-*.sh) at their full counts on both
+# kernels; make check runs them at a fifth.
+check-stress:
+	SRPT_STRESS_SCALE=1 SRPT_VM_KERNELS="$${SRPT_VM_KERNELS:-6.1 6.12}" scripts/vm-test '4[0-9]'
 
 # The VM scenarios on a KASAN/lockdep/kmemleak kernel (built once, cached).
 check-debug:

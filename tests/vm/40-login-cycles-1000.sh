@@ -8,7 +8,7 @@
 # (QPs, CQs, MRs, CM IDs) are back to their baseline, so nothing grows
 # with the logins, and the kernel log has no warning. Then a login serves
 # verified I/O.
-# SRPT_STRESS_SCALE=N (passed with SRPT_VM_PASSENV) divides the 1,000 by N.
+# SRPT_STRESS_SCALE=N (make check: 5) divides the 1,000 by N.
 # vm-timeout: 1800
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 . "$SRPT_ROOT/tests/vm/lib.sh"

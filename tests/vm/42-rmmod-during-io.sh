@@ -9,7 +9,7 @@
 # 0 errors), and the kernel log must say nothing about it. Once the I/O
 # has stopped and the configuration is cleared, the first rmmod unloads
 # the module, promptly.
-# SRPT_STRESS_SCALE=N (passed with SRPT_VM_PASSENV) divides the 50 by N.
+# SRPT_STRESS_SCALE=N (make check: 5) divides the 50 by N.
 # vm-timeout: 900
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 . "$SRPT_ROOT/tests/vm/lib.sh"

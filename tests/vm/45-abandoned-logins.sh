@@ -17,7 +17,7 @@
 # abandoned logins ended and how long each unanswered REP was retried;
 # then the live objects and the RDMA core's resources must be at their
 # baseline, and a fresh login serves verified I/O.
-# SRPT_STRESS_SCALE=N (passed with SRPT_VM_PASSENV) divides the 5 runs by N.
+# SRPT_STRESS_SCALE=N (make check: 5) divides the 5 runs by N.
 # vm-timeout: 900
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 . "$SRPT_ROOT/tests/vm/lib.sh"

@@ -10,7 +10,7 @@
 # RDMA transfers must wait for send queue slots (send_queue_waits > 0),
 # never be dropped: the initiator must see no abort, reset or command
 # timeout, fio no error, and no error counter of the target may move.
-# SRPT_STRESS_SCALE=N (passed with SRPT_VM_PASSENV) divides the 60 s by N.
+# SRPT_STRESS_SCALE=N (make check: 5) divides the 60 s by N.
 # vm-timeout: 900
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 . "$SRPT_ROOT/tests/vm/lib.sh"

@@ -416,7 +416,7 @@ srp_initiator_trouble() {
 # stress_scale VAR...: each VAR (a count: cycles, faults, seconds) divided
 # by SRPT_STRESS_SCALE (1 by default), at least 1. A quick run of all the
 # stress scenarios at a tenth:
-#   SRPT_VM_PASSENV=SRPT_STRESS_SCALE SRPT_STRESS_SCALE=10 scripts/vm-test 4
+#   SRPT_STRESS_SCALE=10 scripts/vm-test 4
 stress_scale() {
 	local s=${SRPT_STRESS_SCALE:-1} v
 	[[ $s =~ ^[1-9][0-9]*$ ]] || fail "SRPT_STRESS_SCALE must be a positive whole number, not '$s'"
