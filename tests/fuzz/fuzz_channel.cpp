@@ -220,11 +220,22 @@ void check_buffers(Run &r)
 		FUZZ_CHECK(n == 1, "a receive buffer held by %d commands", n);
 }
 
-/* LIO finishes everything, completions come, waiting IUs are handled. */
+/*
+ * LIO finishes everything, completions come, waiting IUs are handled.
+ * Each step moves a transfer on by at least one work request (16 KiB with
+ * bit 7 of the options), so a few steps per command LIO got (some only
+ * while settling) plus one per 16 KiB of its data bound a run that is not
+ * stuck in a loop.
+ */
 void settle(Run &r)
 {
 	Input none{nullptr, 0};
-	for (int round = 0; round < 64; round++) {
+	std::set<srpt_os_cmd *> counted;
+	std::uint64_t steps = 64;
+	for (std::uint64_t step = 0; step < steps; step++) {
+		for (const auto &[c, l] : r.lio)
+			if (counted.insert(c).second)
+				steps += c->info.data_len / 16384 + 8;
 		bool progress = false;
 		if (!r.ch->qp_in_error && !r.ch->freed && core(r)->state() == srpt::ChState::kConnecting) {
 			srpt_core_cm_event(r.ch->core, SRPT_CM_ESTABLISHED, 1);
