@@ -63,8 +63,8 @@ Channel::Channel(Device *dev, ktl::RefPtr<Port> port, srpt_os_channel *os,
 	name_.put(info.peer ? info.peer : "?");
 	hex_id(&i_port_name_, req.initiator_port_id);
 	KTL_LOCK_INIT(free_lock_);
-	srpt_os_work_init(&release_work_, release_work_fn, this);
-	srpt_os_work_init(&logout_work_, logout_work_fn, this);
+	KTL_WORK_INIT(release_work_, release_work_fn, this);
+	KTL_WORK_INIT(logout_work_, logout_work_fn, this);
 	srpt_os_completion_init(&released_);
 	live_inc(Live::kChannel);
 }
@@ -181,28 +181,37 @@ int Channel::login(Device *dev, u32 port_num, srpt_os_channel *os, const srpt_lo
 		return abort_login(RejectReason::kInsufficientResources,
 				   "creating the queue pair or its buffers failed", ret);
 
+	/*
+	 * A refusal decided under the channel mutex is carried out after it:
+	 * undoing the login waits for the logout work, which takes the mutex.
+	 */
+	struct Refusal {
+		RejectReason reason;
+		const char *why;
+		int err;
+	} refusal{RejectReason::kInsufficientResources, nullptr, 0};
 	u8 rsp_flags = 0;
 	{
 		ktl::MutexGuard guard(port->channel_mutex());
 
-		if (!port->accepting_logins_locked())
-			return abort_login(RejectReason::kInsufficientResources,
-					   "the target port is not enabled", -ktl::kEINVAL);
-		/* A switch that ended meanwhile logged the port's initiators out. */
-		if (port->attrib().use_srq != ch->use_srq_)
-			return abort_login(RejectReason::kInsufficientResources,
-					   "use_srq was switched during the login", -ktl::kEAGAIN);
-		ret = ch->open_session_locked();
-		if (ret)
-			return abort_login(ret == -ktl::kENOMEM ? RejectReason::kInsufficientResources
-							       : RejectReason::kUnableEstablishChannel,
-					   "no ACL of an enabled TPG admits the initiator", ret);
-		ret = port->add_channel_locked(ch, check.multichannel, &rsp_flags);
-		if (ret) {
+		if (!port->accepting_logins_locked()) {
+			refusal = {RejectReason::kInsufficientResources, "the target port is not enabled",
+				   -ktl::kEINVAL};
+		} else if (port->attrib().use_srq != ch->use_srq_) {
+			/* A switch that ended meanwhile logged the port's initiators out. */
+			refusal = {RejectReason::kInsufficientResources,
+				   "use_srq was switched during the login", -ktl::kEAGAIN};
+		} else if ((ret = ch->open_session_locked())) {
+			refusal = {ret == -ktl::kENOMEM ? RejectReason::kInsufficientResources
+							: RejectReason::kUnableEstablishChannel,
+				   "no ACL of an enabled TPG admits the initiator", ret};
+		} else if ((ret = port->add_channel_locked(ch, check.multichannel, &rsp_flags))) {
 			srpt_os_channel_close_session(os);
-			return abort_login(RejectReason::kInsufficientResources, "out of memory", ret);
+			refusal = {RejectReason::kInsufficientResources, "out of memory", ret};
 		}
 	}
+	if (refusal.err)
+		return abort_login(refusal.reason, refusal.why, refusal.err);
 
 	/*
 	 * The channel is on the port's list and has a session: from here a
