@@ -194,11 +194,14 @@ static void srpt_work_fn_trampoline(struct work_struct *ws)
 	w->fn(w->arg);
 }
 
-void srpt_os_work_init(struct srpt_os_work *w, srpt_work_fn fn, void *arg)
+void srpt_os_work_init(struct srpt_os_work *w, srpt_work_fn fn, void *arg,
+		       const char *name, struct srpt_os_lock_class *cls)
 {
 	struct srpt_work *sw = to_work(w);
 
 	INIT_WORK(&sw->work, srpt_work_fn_trampoline);
+	/* The core's class for this work, not this line's for all of them. */
+	lockdep_init_map(&sw->work.lockdep_map, name, to_key(cls), 0);
 	sw->fn = fn;
 	sw->arg = arg;
 }

@@ -18,7 +18,7 @@ Port::Port(Device *dev, srpt_os_device *os, const char *dev_name, u32 num)
 	KTL_LOCK_INIT(dev_mutex_);
 	KTL_LOCK_INIT(target_mutex_);
 	KTL_LOCK_INIT(ch_mutex_);
-	srpt_os_work_init(&refresh_work_, refresh_work_fn, this);
+	KTL_WORK_INIT(refresh_work_, refresh_work_fn, this);
 	live_inc(Live::kPort);
 }
 

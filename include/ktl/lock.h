@@ -49,11 +49,19 @@ private:
  * makes one per call site, so that lockdep tells the core's locks apart.
  * The class is constant-initialised: no guard variable, no constructor.
  */
-#define KTL_LOCK_INIT(lock)                                                                \
-	(lock).init(#lock, [] {                                                            \
+#define KTL_LOCK_CLASS()                                                                   \
+	([] {                                                                              \
 		static constinit srpt_os_lock_class ktl_lock_class{};                      \
 		return &ktl_lock_class;                                                    \
 	}())
+#define KTL_LOCK_INIT(lock) (lock).init(#lock, KTL_LOCK_CLASS())
+
+/*
+ * Initialises the srpt_os_work @work to run @fn(@arg), with a lock class
+ * of its own per use, as INIT_WORK() makes one per call site: a work that
+ * cancels another must not look to lockdep as if it waited for itself.
+ */
+#define KTL_WORK_INIT(work, fn, arg) srpt_os_work_init(&(work), (fn), (arg), #work, KTL_LOCK_CLASS())
 
 /* Holds a SpinLock (interrupts disabled) for its scope. */
 class SpinGuard {

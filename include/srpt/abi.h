@@ -130,10 +130,15 @@ SRPT_NODISCARD int srpt_os_wait_for_completion(struct srpt_os_completion *c,
 
 /*
  * Deferred work in process context. @fn(@arg) runs on the module's
- * workqueue; schedule returns 0 when the work was already pending.
+ * workqueue; schedule returns 0 when the work was already pending. @name
+ * and @cls are the work's lock class (see srpt_os_lock_class): lockdep
+ * treats running a work and waiting for one as taking a lock, so a work
+ * that cancels another needs a class apart from it (ktl/lock.h's
+ * KTL_WORK_INIT() makes one per use).
  */
 typedef void (*srpt_work_fn)(void *arg);
-void srpt_os_work_init(struct srpt_os_work *w, srpt_work_fn fn, void *arg);
+void srpt_os_work_init(struct srpt_os_work *w, srpt_work_fn fn, void *arg,
+		       const char *name, struct srpt_os_lock_class *cls);
 int srpt_os_work_schedule(struct srpt_os_work *w);
 /* Waits for a running instance and cancels a pending one. May sleep. */
 void srpt_os_work_cancel_sync(struct srpt_os_work *w);

@@ -28,5 +28,12 @@
  * Waiting for a channel's release (Channel::disconnect_and_wait) happens
  * with no lock held but Port::dev_mutex_: the release work takes
  * Port::ch_mutex_ and Device::srq_mutex_.
+ *
+ * Works count as locks too (lockdep takes a work's class while it runs
+ * and while someone waits for it): each is initialised with
+ * KTL_WORK_INIT() for a class of its own. Channel::logout_work_ takes
+ * Port::ch_mutex_, so it is never cancelled under it (a login refused
+ * under the mutex is undone after it); Channel::release_work_ cancels
+ * the logout work.
  */
 #pragma once

@@ -274,10 +274,10 @@ void lock_held(const SyncObj &o)
 	t_held.push_back(o.cls);
 }
 
-void lock_released(const SyncObj &o)
+void lock_released(const void *cls)
 {
 	for (auto it = t_held.rbegin(); it != t_held.rend(); ++it) {
-		if (*it == o.cls) {
+		if (*it == cls) {
 			t_held.erase(std::next(it).base());
 			return;
 		}
@@ -481,7 +481,7 @@ extern "C" void srpt_os_spin_unlock_irqrestore(struct srpt_os_spinlock *lock, un
 			violation_locked(strf("spinlock %p unlocked with flags %#lx of another lock",
 					      static_cast<void *>(lock), flags));
 		o->locked = false;
-		lock_released(*o);
+		lock_released(o->cls);
 	}
 	t_spin_depth--;
 	pthread_mutex_unlock(&impl(lock)->m);
@@ -548,7 +548,7 @@ extern "C" void srpt_os_mutex_unlock(struct srpt_os_mutex *m)
 			return;
 		}
 		o->locked = false;
-		lock_released(*o);
+		lock_released(o->cls);
 	}
 	pthread_mutex_unlock(&impl(m)->m);
 	run_unlock_hook(&State::unlock_hook);
@@ -660,16 +660,20 @@ extern "C" int srpt_os_wait_for_completion(struct srpt_os_completion *c, unsigne
 
 /* ---- deferred work ---- */
 
-extern "C" void srpt_os_work_init(struct srpt_os_work *w, srpt_work_fn fn, void *arg)
+extern "C" void srpt_os_work_init(struct srpt_os_work *w, srpt_work_fn fn, void *arg,
+				  const char *name, struct srpt_os_lock_class *cls)
 {
 	std::lock_guard<std::mutex> g(g_mu);
-	register_obj_locked(w, sizeof(*w), Kind::kWork, "srpt_os_work_init");
+	SyncObj &o = register_obj_locked(w, sizeof(*w), Kind::kWork, "srpt_os_work_init");
 	WorkImpl *wi = impl(w);
 	wi->fn = fn;
 	wi->arg = arg;
 	wi->magic = kWorkMagic;
 	if (!fn)
 		violation_locked("srpt_os_work_init without a function");
+	if (!name || !cls)
+		violation_locked("srpt_os_work_init without a lock class");
+	name_lock_locked(o, w, name, cls);
 }
 
 extern "C" int srpt_os_work_schedule(struct srpt_os_work *w)
@@ -690,6 +694,12 @@ extern "C" void srpt_os_work_cancel_sync(struct srpt_os_work *w)
 	SyncObj *o = find_obj_locked(w, Kind::kWork, "srpt_os_work_cancel_sync");
 	if (!o)
 		return;
+	/*
+	 * As lockdep sees it, waiting for a work takes it like a lock: a
+	 * lock held here that the work takes, or a work of the waiter's own
+	 * class, is a deadlock.
+	 */
+	check_lock_order_locked(*o);
 	if (o->pending) {
 		o->pending = false;
 		S().work.erase(std::remove(S().work.begin(), S().work.end(), w), S().work.end());
@@ -1040,6 +1050,8 @@ std::size_t run_work()
 		srpt_work_fn fn;
 		void *arg;
 		srpt_os_work *w;
+		const void *cls;
+		std::vector<const void *> waiter_held;
 		srpt_os_channel *flush = nullptr;
 		{
 			std::lock_guard<std::mutex> g(g_mu);
@@ -1076,11 +1088,23 @@ std::size_t run_work()
 			o->runner = std::this_thread::get_id();
 			fn = impl(w)->fn;
 			arg = impl(w)->arg;
+			/*
+			 * lockdep: a running work holds its class (see
+			 * srpt_os_work_cancel_sync), on a worker of its own:
+			 * not under the locks of a waiter that runs it here.
+			 */
+			waiter_held.swap(t_held);
+			check_lock_order_locked(*o);
+			lock_held(*o);
+			cls = o->cls;
 		}
 		fn(arg);
 		n++;
 		{
 			std::lock_guard<std::mutex> g(g_mu);
+			lock_released(cls);
+			t_held.swap(waiter_held);
+			waiter_held.clear();
 			/* The function may have freed its own work item: that is allowed. */
 			auto it = S().objs.find(reinterpret_cast<std::uintptr_t>(w));
 			if (it != S().objs.end() && it->second.kind == Kind::kWork)

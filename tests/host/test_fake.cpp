@@ -123,6 +123,53 @@ TEST_F(Fake, LockOrderInversionsAndNestedClassesAreCaught)
 	srpt_os_mutex_destroy(&b);
 }
 
+TEST_F(Fake, WorksAreLocksToTheLockOrder)
+{
+	/* What lockdep reported on the debug kernel when every work shared INIT_WORK()'s class. */
+	struct Pair {
+		srpt_os_work first, second;
+		static void fn(void *arg) { srpt_os_work_cancel_sync(&static_cast<Pair *>(arg)->second); }
+		static void nop(void *) {}
+	};
+	static srpt_os_lock_class one, other;
+	Pair same;
+	srpt_os_work_init(&same.first, Pair::fn, &same, "same.first", &one);
+	srpt_os_work_init(&same.second, Pair::nop, &same, "same.second", &one);
+	EXPECT_EQ(1, srpt_os_work_schedule(&same.first));
+	EXPECT_EQ(1u, fake::run_work());
+	EXPECT_TRUE(has_violation(fake::take_violations(), "possible recursive locking"));
+
+	Pair apart;
+	srpt_os_work_init(&apart.first, Pair::fn, &apart, "apart.first", &one);
+	srpt_os_work_init(&apart.second, Pair::nop, &apart, "apart.second", &other);
+	EXPECT_EQ(1, srpt_os_work_schedule(&apart.first));
+	EXPECT_EQ(1u, fake::run_work());
+	EXPECT_TRUE(fake::take_violations().empty());
+
+	/* Waiting, under a mutex, for a work that takes that mutex. */
+	struct Locker {
+		srpt_os_work w;
+		srpt_os_mutex m;
+		static void fn(void *arg)
+		{
+			auto *l = static_cast<Locker *>(arg);
+			srpt_os_mutex_lock(&l->m);
+			srpt_os_mutex_unlock(&l->m);
+		}
+	} locker;
+	static srpt_os_lock_class work_class, mutex_class;
+	srpt_os_mutex_init(&locker.m, "locker.m", &mutex_class);
+	srpt_os_work_init(&locker.w, Locker::fn, &locker, "locker.w", &work_class);
+	EXPECT_EQ(1, srpt_os_work_schedule(&locker.w));
+	EXPECT_EQ(1u, fake::run_work());
+	EXPECT_TRUE(fake::take_violations().empty());
+	srpt_os_mutex_lock(&locker.m);
+	srpt_os_work_cancel_sync(&locker.w);
+	srpt_os_mutex_unlock(&locker.m);
+	EXPECT_TRUE(has_violation(fake::take_violations(), "lock order: locker.w taken while holding locker.m"));
+	srpt_os_mutex_destroy(&locker.m);
+}
+
 TEST_F(Fake, MemoryAccountingAndFailureInjection)
 {
 	EXPECT_EQ(0, fake::live_allocs());
@@ -156,7 +203,8 @@ TEST_F(Fake, MemoryAccountingAndFailureInjection)
 TEST_F(Fake, WorkQueueSemantics)
 {
 	Counter c;
-	srpt_os_work_init(&c.w, Counter::fn, &c);
+	static srpt_os_lock_class counter_class;
+	srpt_os_work_init(&c.w, Counter::fn, &c, "c.w", &counter_class);
 	EXPECT_EQ(1, srpt_os_work_schedule(&c.w));
 	EXPECT_EQ(0, srpt_os_work_schedule(&c.w)) << "already pending";
 	EXPECT_EQ(1u, fake::pending_work());
@@ -170,7 +218,7 @@ TEST_F(Fake, WorkQueueSemantics)
 	/* Pending work freed with its object. */
 	auto *heap = static_cast<Counter *>(srpt_os_alloc(sizeof(Counter), 8, 0));
 	new (heap) Counter;
-	srpt_os_work_init(&heap->w, Counter::fn, heap);
+	srpt_os_work_init(&heap->w, Counter::fn, heap, "heap->w", &counter_class);
 	EXPECT_EQ(1, srpt_os_work_schedule(&heap->w));
 	srpt_os_free(heap);
 	EXPECT_TRUE(has_violation(fake::take_violations(), "freeing pending work"));
@@ -211,7 +259,8 @@ TEST_F(Fake, WaitRunsPendingWorkLikeAWorkqueue)
 		static void fn(void *arg) { srpt_os_complete(&static_cast<Job *>(arg)->done); }
 	} job;
 	srpt_os_completion_init(&job.done);
-	srpt_os_work_init(&job.w, Job::fn, &job);
+	static srpt_os_lock_class job_class;
+	srpt_os_work_init(&job.w, Job::fn, &job, "job.w", &job_class);
 	EXPECT_EQ(1, srpt_os_work_schedule(&job.w));
 	EXPECT_EQ(0, srpt_os_wait_for_completion(&job.done, 1000));
 	EXPECT_EQ(0u, fake::pending_work());
