@@ -49,7 +49,8 @@ for sq in 16 4; do
 	mark=$(dmesg_mark)
 	srp_login rxe0 "$gid" 10.200.0.1 5555
 	disk=$(srp_disk)
-	SRPT_CMD_TIMEOUT=240 expect_fio --filename="/dev/$disk" "$jobs"
+	srp_slow_kernel_timeouts "$disk"
+	SRPT_CMD_TIMEOUT=$((240 * SRPT_VM_SLOWDOWN)) expect_fio --filename="/dev/$disk" "$jobs"
 	trouble=$(srp_initiator_trouble "$mark")
 	if [ -n "$trouble" ]; then
 		printf '%s\n' "$trouble" | _indent

@@ -27,7 +27,8 @@ disk=$(srp_disk)
 mrs=$(timeout "$SRPT_CMD_TIMEOUT" rdma res show mr | grep -c 'comm \[ib_srpt\]' || true)
 [ "$mrs" -gt 0 ] || fail "the target's QPs have no MR pool: force_mr did not take effect"
 pass "the target's QPs register memory: $mrs MRs in their pools"
-SRPT_CMD_TIMEOUT=300 expect_fio --name=mr --filename="/dev/$disk" --direct=1 --ioengine=libaio \
+srp_slow_kernel_timeouts "$disk"
+SRPT_CMD_TIMEOUT=$((300 * SRPT_VM_SLOWDOWN)) expect_fio --name=mr --filename="/dev/$disk" --direct=1 --ioengine=libaio \
 	--rw=randrw --bsrange=4k-1m --iodepth=64 --size=64m --verify=crc32c --verify_fatal=1 \
 	--do_verify=1 --randrepeat=0
 trouble=$(srp_initiator_trouble "$mark")

@@ -56,7 +56,8 @@ expect_attr "$host/ch_count" 4
 # The block layer caps requests at 1280 KiB by default; ib_srp allows 4 MiB.
 expect_attr "/sys/block/$disk/queue/max_hw_sectors_kb" 4096
 expect_attr_set "/sys/block/$disk/queue/max_sectors_kb" 4096
-SRPT_CMD_TIMEOUT=$((runtime * 5 + 180)) expect_fio --filename="/dev/$disk" "$jobs"
+srp_slow_kernel_timeouts "$disk"
+SRPT_CMD_TIMEOUT=$(((runtime * 5 + 180) * SRPT_VM_SLOWDOWN)) expect_fio --filename="/dev/$disk" "$jobs"
 trouble=$(srp_initiator_trouble "$mark")
 if [ -n "$trouble" ]; then
 	printf '%s\n' "$trouble" | _indent

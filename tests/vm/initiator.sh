@@ -409,6 +409,16 @@ srp_initiator_trouble() {
 	_vm_dmesg_since "$1" | grep -E 'SRP abort called|SRP reset_device called|SRP reset_host called|timing out command|scsi_eh|rejected I/O|I/O error' || true
 }
 
+# srp_slow_kernel_timeouts DISK: on a slowed-down kernel (the debug tier,
+# SRPT_VM_SLOWDOWN > 1) the SCSI command timeout of DISK grows from 30 s to
+# 120 s times the slowdown. There data moves twenty and more times slower
+# (4 MiB reads at 0.5 MiB/s under KASAN and lockdep), and a command queued
+# behind 64 such reads outwaits 30 s although nothing is lost.
+srp_slow_kernel_timeouts() {
+	[ "$SRPT_VM_SLOWDOWN" = 1 ] ||
+		expect_attr_set "/sys/block/$1/device/timeout" $((120 * SRPT_VM_SLOWDOWN))
+}
+
 # ---------------------------------------------------------------------------
 # The stress scenarios (40-46): counts, naps, srpi in the background.
 # ---------------------------------------------------------------------------
