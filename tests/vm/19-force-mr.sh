@@ -31,12 +31,7 @@ srp_slow_kernel_timeouts "$disk"
 SRPT_CMD_TIMEOUT=$((300 * SRPT_VM_SLOWDOWN)) expect_fio --name=mr --filename="/dev/$disk" --direct=1 --ioengine=libaio \
 	--rw=randrw --bsrange=4k-1m --iodepth=64 --size=64m --verify=crc32c --verify_fatal=1 \
 	--do_verify=1 --randrepeat=0
-trouble=$(srp_initiator_trouble "$mark")
-if [ -n "$trouble" ]; then
-	printf '%s\n' "$trouble" | _indent
-	fail "the initiator had to abort, reset or time out commands"
-fi
-pass "no abort, reset or timeout on the initiator"
+expect_no_initiator_trouble "$mark"
 after=$(srpt_stats "$gid")
 expect_no_stat_errors "$stats" "$after"
 srp_logout

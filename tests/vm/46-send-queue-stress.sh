@@ -58,12 +58,7 @@ expect_attr "/sys/block/$disk/queue/max_hw_sectors_kb" 4096
 expect_attr_set "/sys/block/$disk/queue/max_sectors_kb" 4096
 srp_slow_kernel_timeouts "$disk"
 SRPT_CMD_TIMEOUT=$(((runtime * 5 + 180) * SRPT_VM_SLOWDOWN)) expect_fio --filename="/dev/$disk" "$jobs"
-trouble=$(srp_initiator_trouble "$mark")
-if [ -n "$trouble" ]; then
-	printf '%s\n' "$trouble" | _indent
-	fail "the initiator had to abort, reset or time out commands"
-fi
-pass "no abort, reset or timeout on the initiator"
+expect_no_initiator_trouble "$mark"
 after=$(srpt_stats "$gid")
 expect_no_stat_errors "$stats" "$after"
 waits=$(stat_delta "$stats" "$after" send_queue_waits)

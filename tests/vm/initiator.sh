@@ -409,6 +409,17 @@ srp_initiator_trouble() {
 	_vm_dmesg_since "$1" | grep -E 'SRP abort called|SRP reset_device called|SRP reset_host called|timing out command|scsi_eh|rejected I/O|I/O error' || true
 }
 
+# expect_no_initiator_trouble MARK: none of that since MARK.
+expect_no_initiator_trouble() {
+	local trouble
+	trouble=$(srp_initiator_trouble "$1")
+	if [ -n "$trouble" ]; then
+		printf '%s\n' "$trouble" | _indent
+		fail "the initiator had to abort, reset or time out commands"
+	fi
+	pass "no abort, reset or timeout on the initiator"
+}
+
 # srp_slow_kernel_timeouts DISK: on a slowed-down kernel (the debug tier,
 # SRPT_VM_SLOWDOWN > 1) the SCSI command timeout of DISK grows from 30 s to
 # 120 s times the slowdown. There data moves twenty and more times slower
