@@ -394,10 +394,10 @@ srpi_setup() {
 	timeout "$SRPT_CMD_TIMEOUT" modprobe -a rdma_ucm ib_uverbs
 }
 
-# expect_srpi SECONDS ARG...: srpi ARG... must succeed within SECONDS; its
-# check lines are shown.
+# expect_srpi SECONDS ARG...: srpi ARG... must succeed within SECONDS
+# (times SRPT_VM_SLOWDOWN); its check lines are shown.
 expect_srpi() {
-	local secs=$1
+	local secs=$(($1 * SRPT_VM_SLOWDOWN))
 	shift
 	SRPT_CMD_TIMEOUT=$secs expect_ok "$SRPI" "$@"
 	grep -E '^(ok|FAIL) ' <<<"$VM_LAST_OUTPUT" | _indent
