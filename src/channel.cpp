@@ -547,12 +547,17 @@ void Channel::run_release()
 	srpt_os_channel_close_session(os_);
 	/* CM events: none after the CM id is destroyed. */
 	srpt_os_channel_destroy_cm(os_);
-	port_->remove_channel(this);
 	/* Completions and QP events: none after the drained QP is destroyed. */
 	srpt_os_channel_destroy_qp(os_);
 	/* Only QP events and completions schedule it; a late run finds DISCONNECTED. */
 	srpt_os_work_cancel_sync(&logout_work_);
 	free_resources();
+	/*
+	 * Off the port's list only now that nothing of the device is in use:
+	 * a device removal or a use_srq switch waits for the listed channels
+	 * and then destroys the SRQ (and the device).
+	 */
+	port_->remove_channel(this);
 	srpt_os_channel_free(os_);
 	os_ = nullptr;
 	srpt_os_log(SRPT_LOG_INFO, "%s port %u: %s logged out\n", port_->dev_name(), port_->num(),
