@@ -72,11 +72,7 @@ for ((i = 1; i <= faults; i++)); do
 	fi
 	objs=$(srpt_objects)
 	[ "$objs" = "$want" ] || fail "cycle $i: live objects '$objs', not the baseline '$want'"
-	srpi_io_live "$gid" /tmp/io.log 2 60 --dest "$dest" --qd 16 --seconds 600 --timeout 10
-	rand_secs 300 1500
-	pause=$rand_s
-	nap "$pause"
-	qd=$(srpt_counter "$gid" queue_depth)
+	srpi_io_then_pause "$gid" "$dest"
 	outstanding=$((outstanding + qd))
 	mark=$(dmesg_mark)
 	now_ms

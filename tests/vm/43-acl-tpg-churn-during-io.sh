@@ -29,10 +29,7 @@ acl=$tpg/acls/0x$gid
 dest=10.200.0.1:5555
 each=50
 stress_scale each
-srpt_use_srq "$gid" 1
-bases[1]=$(srpt_objects)
-srpt_use_srq "$gid" 0
-bases[0]=$(srpt_objects)
+srq_baselines "$gid"
 log "baselines: use_srq=0: ${bases[0]}; use_srq=1: ${bases[1]}"
 
 who='10\.200\.0\.1'
@@ -45,11 +42,7 @@ for ((i = 1; i <= 2 * each; i++)); do
 	fi
 	objs=$(srpt_objects)
 	[ "$objs" = "${bases[srq]}" ] || fail "cycle $i: live objects '$objs', not the baseline '${bases[srq]}'"
-	srpi_io_live "$gid" /tmp/io.log 2 60 --dest "$dest" --qd 16 --seconds 600 --timeout 10
-	rand_secs 300 1500
-	pause=$rand_s
-	nap "$pause"
-	qd=$(srpt_counter "$gid" queue_depth)
+	srpi_io_then_pause "$gid" "$dest"
 	outstanding=$((outstanding + qd))
 	mark=$(dmesg_mark)
 	if ((i % 2)); then

@@ -25,10 +25,7 @@ srpt_serve "$gid" 5555 128M
 dest=10.200.0.1:5555
 kills=50
 stress_scale kills
-srpt_use_srq "$gid" 1
-bases[1]=$(srpt_objects)
-srpt_use_srq "$gid" 0
-bases[0]=$(srpt_objects)
+srq_baselines "$gid"
 res=$(rdma_res)
 log "baselines: use_srq=0: ${bases[0]}; use_srq=1: ${bases[1]}; $res"
 stats=$(srpt_stats "$gid")

@@ -446,6 +446,28 @@ stress_scale() {
 	done
 }
 
+# srq_baselines GID: bases[0] and bases[1], the core's live objects with
+# use_srq=0 and =1 on GID's target port; use_srq is left at 0.
+# shellcheck disable=SC2034 # bases is the caller's
+srq_baselines() {
+	srpt_use_srq "$1" 1
+	bases[1]=$(srpt_objects)
+	srpt_use_srq "$1" 0
+	bases[0]=$(srpt_objects)
+}
+
+# srpi_io_then_pause GID DEST: srpi io (2 connections, QD 16, verified,
+# log /tmp/io.log) in the background against DEST, then a random 0.3-1.5 s
+# of it; sets pause (seconds) and qd (the commands the target holds then).
+# shellcheck disable=SC2034 # pause and qd are the caller's
+srpi_io_then_pause() {
+	srpi_io_live "$1" /tmp/io.log 2 60 --dest "$2" --qd 16 --seconds 600 --timeout 10
+	rand_secs 300 1500
+	pause=$rand_s
+	nap "$pause"
+	qd=$(srpt_counter "$1" queue_depth)
+}
+
 _vm_nap_fd=
 # nap SECONDS: sleep without starting a program (sleep(1) itself costs
 # ~0.15 s under TCG): a read that times out on a FIFO nobody writes.
