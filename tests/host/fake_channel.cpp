@@ -292,11 +292,15 @@ extern "C" void srpt_os_channel_destroy_cm(struct srpt_os_channel *os)
 extern "C" void srpt_os_channel_destroy_qp(struct srpt_os_channel *os)
 {
 	might_sleep("srpt_os_channel_destroy_qp");
+	std::function<void()> hook;
 	{
 		std::lock_guard<std::mutex> g(g_mu);
 		if (!check_channel_locked(os, "srpt_os_channel_destroy_qp"))
 			return;
+		hook = std::move(os->on_destroy_qp);
 	}
+	if (hook)
+		hook();
 	/* ib_drain_qp(): everything still outstanding completes, flushed. */
 	fake::detail::flush_qp(*os, true);
 	std::lock_guard<std::mutex> g(g_mu);

@@ -152,6 +152,12 @@ struct srpt_os_channel {
 	 */
 	bool in_cm_handler = false;
 	std::thread::id cm_handler_thread;
+	/*
+	 * Run first in srpt_os_channel_destroy_qp(), without the fake's lock:
+	 * lets a test act (from another thread) while a release is paused
+	 * between destroying the CM id and destroying the QP.
+	 */
+	std::function<void()> on_destroy_qp;
 };
 
 /* A receive buffer, allocated by srpt_os_recv_alloc(). */

@@ -1062,6 +1062,56 @@ TEST_F(ChannelStates, DeviceRemovalLogsEveryoneOut)
 	EXPECT_EQ(3, fake::log_count("the RDMA device is going away")) << fake::log_text();
 }
 
+/*
+ * A device removal waits for the port's listed channels, then destroys
+ * the SRQ and frees the device. A release still using them (its QP on
+ * the SRQ, its hold on the SRQ) must therefore stay listed until it is
+ * done with the device: the removal runs on another thread while the
+ * release is paused between destroying its CM id and its QP, and must
+ * wait for that release instead of pulling the device out from under it.
+ */
+TEST_F(ChannelStates, RaceDeviceRemovedWhileAChannelIsReleased)
+{
+	ASSERT_EQ(0, srpt_core_param_set(SRPT_PARAM_SRQ_SIZE, "16"));
+	setup_target();
+	ASSERT_EQ(2, srpt_core_tpg_attrib_store(tpg_, SRPT_ATTRIB_USE_SRQ, "1\n", 2));
+	srpt_os_channel &ch = live_channel(login_req());
+	ASSERT_EQ(1, ch.qp.use_srq);
+	srpt_core_cm_event(ch.core, SRPT_CM_DISCONNECTED, 0);
+	ASSERT_TRUE(fake::complete_zero_write(ch, false));
+	ASSERT_EQ(1u, fake::pending_work()) << "the release";
+	/* The removal's wait for the release really blocks, 50 ms at a time. */
+	fake::config().max_real_wait_ms = 50;
+
+	std::atomic<bool> removed{false};
+	bool removal_finished_first = false;
+	std::thread remover;
+	ch.on_destroy_qp = [&] {
+		remover = std::thread([&] {
+			fake::remove(*dev_);
+			removed = true;
+		});
+		/* Until the removal is done, or waits for this release (a hang guard, not a timing check). */
+		const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+		while (!removed && fake::log_count("still waiting for 192.168.122.7 to be released") == 0 &&
+		       std::chrono::steady_clock::now() < give_up)
+			std::this_thread::sleep_for(std::chrono::milliseconds(1));
+		removal_finished_first = removed;
+		ASSERT_FALSE(removal_finished_first)
+			<< "the device was removed under a channel that was still being released";
+	};
+	fake::run_work();
+	remover.join();
+	EXPECT_FALSE(removal_finished_first);
+	EXPECT_TRUE(removed);
+	EXPECT_TRUE(ch.freed);
+	EXPECT_TRUE(ch.qp_destroyed);
+	EXPECT_FALSE(dev_->srq) << "destroyed by the removal, after the release";
+	EXPECT_EQ(0, srpt::Channel::live_count_for_test());
+	EXPECT_EQ(0u, fake::live_recvs());
+	EXPECT_LE(1, fake::log_count("still waiting for 192.168.122.7 to be released")) << fake::log_text();
+}
+
 TEST_F(ChannelStates, EventsAfterTheReleaseIsScheduledAreHarmless)
 {
 	setup_target();
