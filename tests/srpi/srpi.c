@@ -170,7 +170,7 @@ static struct {
 	uint8_t i_port_id[16], t_port_id[16];
 	unsigned int it_iu_len, expect_reject, bs_max, lun;
 	double timeout, seconds;
-	unsigned int count, conns, extra, qd;
+	unsigned int count, conns, batch, extra, qd;
 	/* State. */
 	struct rdma_event_channel *ech;
 	struct conn *conn[MAX_CONNS];
@@ -714,8 +714,9 @@ static bool none_in(void *arg)
 }
 
 /*
- * Log N connections in at once; 0 if all logged in, each failure printed.
- * The connections stay in g.conn either way, for close_all().
+ * Log N connections in at once (--batch: that many at a time, each batch
+ * once the one before has settled); 0 if all logged in, each failure
+ * printed. The connections stay in g.conn either way, for close_all().
  */
 static int login_all(unsigned int n, unsigned int nslots, size_t data_len)
 {
@@ -725,14 +726,16 @@ static int login_all(unsigned int n, unsigned int nslots, size_t data_len)
 	for (i = 0; i < n; i++) {
 		if (!conn_new(nslots, data_len))
 			return -ENOMEM;
-	}
-	if (wait_for(none_in, &pending, g.timeout, true)) {
-		g.timeouts += !g_stop;
-		for (i = 0; i < g.nconn; i++)
-			ret += g.conn[i]->state == C_LIVE;
-		error("%s after %gs: %d of %u connections logged in",
-		      g_stop ? "interrupted" : "timed out", g.timeout, ret, g.nconn);
-		return -ETIMEDOUT;
+		if (i + 1 < n && (!g.batch || (i + 1) % g.batch))
+			continue;
+		if (wait_for(none_in, &pending, g.timeout, true)) {
+			g.timeouts += !g_stop;
+			for (i = 0; i < g.nconn; i++)
+				ret += g.conn[i]->state == C_LIVE;
+			error("%s after %gs: %d of %u connections logged in",
+			      g_stop ? "interrupted" : "timed out", g.timeout, ret, g.nconn);
+			return -ETIMEDOUT;
+		}
 	}
 	for (i = 0; i < g.nconn; i++) {
 		struct conn *c = g.conn[i];
@@ -1539,6 +1542,7 @@ static const char usage[] =
 	"  --it-iu-len N         requested max it IU length [8260]\n"
 	"  --lun N               [0]\n"
 	"  --timeout SEC         bound of every wait [30]\n"
+	"  --batch N             log connections in N at a time [all at once]\n"
 	"  login: --expect-reject REASON_HEX\n"
 	"  cycles: --count N --conns K [--keep-going: failed cycles allowed, hangs not]\n"
 	"  oversized-iu: --extra N --conns K\n"
@@ -1620,7 +1624,8 @@ static int parse_options(int argc, char **argv)
 		{ "count", 1, NULL, 'n' },	{ "conns", 1, NULL, 'k' },
 		{ "extra", 1, NULL, 'e' },	{ "seconds", 1, NULL, 'S' },
 		{ "qd", 1, NULL, 'q' },		{ "bs-max", 1, NULL, 'b' },
-		{ "keep-going", 0, NULL, 'K' },	{ "help", 0, NULL, 'h' },
+		{ "keep-going", 0, NULL, 'K' },	{ "batch", 1, NULL, 'B' },
+		{ "help", 0, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	/* The numeric options, and where each goes. */
@@ -1632,6 +1637,7 @@ static int parse_options(int argc, char **argv)
 		{ 'u', &g.it_iu_len, NULL }, { 'l', &g.lun, NULL }, { 'n', &g.count, NULL },
 		{ 'k', &g.conns, NULL }, { 'e', &g.extra, NULL }, { 'q', &g.qd, NULL },
 		{ 'b', &g.bs_max, NULL }, { 'T', NULL, &g.timeout }, { 'S', NULL, &g.seconds },
+		{ 'B', &g.batch, NULL },
 	};
 	bool have_tpid = false, bad = false;
 	unsigned int i;
