@@ -40,6 +40,7 @@
 #include <map>
 #include <memory>
 #include <set>
+#include <utility>
 
 namespace {
 
@@ -225,16 +226,17 @@ void check_buffers(Run &r)
  * Each step moves a transfer on by at least one work request (16 KiB with
  * bit 7 of the options), so a few steps per command LIO got (some only
  * while settling) plus one per 16 KiB of its data bound a run that is not
- * stuck in a loop.
+ * stuck in a loop. A send context serves one command after another, so a
+ * command is its context and how many it was given (inits and TMRs).
  */
 void settle(Run &r)
 {
 	Input none{nullptr, 0};
-	std::set<srpt_os_cmd *> counted;
+	std::set<std::pair<srpt_os_cmd *, int>> counted;
 	std::uint64_t steps = 64;
 	for (std::uint64_t step = 0; step < steps; step++) {
 		for (const auto &[c, l] : r.lio)
-			if (counted.insert(c).second)
+			if (counted.insert({c, c->init_calls + c->submit_tmr_calls}).second)
 				steps += c->info.data_len / 16384 + 8;
 		bool progress = false;
 		if (!r.ch->qp_in_error && !r.ch->freed && core(r)->state() == srpt::ChState::kConnecting) {
