@@ -33,9 +33,12 @@ wait_for 10 "/dev/nullb0" test -b /dev/nullb0
 expect_ok tcli "/backstores/block create nb0 /dev/nullb0" "/srpt create ib.$gid" \
 	"/srpt/ib.$gid/luns create /backstores/block/nb0" "/srpt/ib.$gid/acls create ib.$gid"
 expect_ok sh -c "echo $port >/sys/kernel/config/target/srpt/discovery_auth/rdma_cm_port"
-# LIO logs each command that a LUN reset aborts ("LUN_RESET: ITT[...]").
+# LIO logs each command that a LUN reset aborts ("LUN_RESET: ITT[...]"),
+# with pr_debug(): the kernel needs CONFIG_DYNAMIC_DEBUG.
 srpt_objects >/dev/null # mounts debugfs
-echo 'file target_core_tmr.c +p' >/sys/kernel/debug/dynamic_debug/control
+ddebug=/sys/kernel/debug/dynamic_debug/control
+[ -e "$ddebug" ] || fail "no $ddebug: this kernel has no CONFIG_DYNAMIC_DEBUG, which shows what LIO's LUN reset aborts"
+echo 'file target_core_tmr.c +p' >"$ddebug"
 fio_common=(--direct=1 --ioengine=libaio --verify=crc32c --randrepeat=0)
 
 # fio_start NAME: fio writes blocks with crc32c headers in the
