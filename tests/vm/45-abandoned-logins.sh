@@ -8,10 +8,11 @@
 # the logins still under way, and a REP that comes later for a destroyed
 # ID finds nobody and goes unanswered. Five such runs; at least one login
 # must have been abandoned: on a host fast enough that every login of the
-# runs completed in time, up to four more runs halve the shortest wait. The target may keep a channel whose REP goes
-# unanswered only until the CM gives up on the REP: the initiator's CM
-# response timeout (librdmacm: 20, 4.3 s) times 15 retries is about 70 s;
-# the bound here is 150 s. The scenario logs how many channels the core
+# runs completed in time, up to four more runs halve the shortest wait.
+# The target may keep a channel whose REP goes unanswered only until the
+# CM gives up on the REP: the initiator's CM response timeout
+# (librdmacm: 20, 4.3 s) times 15 retries is about 70 s; the bound here
+# is 150 s. The scenario logs how many channels the core
 # counts and the RC QPs' states after the runs, each change of the count
 # with its time, the target's kernel log lines of that time and, from the
 # IB CM's trace events (saved as cm-trace.txt in the results), how the
@@ -58,7 +59,7 @@ mark=$(dmesg_mark)
 live_all=0
 # srpi_abandon RUN WAIT: one run of 40 logins given up on after WAIT s.
 srpi_abandon() {
-	local r=$1 w=$2 rc=0 out live='?'
+	local r=$1 w=$2 rc=0 out live
 	out=$(timeout -k 5 120 "$SRPI" cycles --dest "$dest" --conns 40 --timeout "$w" 2>&1) || rc=$?
 	if [ "$rc" = 124 ] || [ "$rc" = 137 ]; then
 		printf '%s\n' "$out" | _indent
@@ -66,20 +67,19 @@ srpi_abandon() {
 	fi
 	if [[ $out =~ ([0-9]+)\ of\ 40\ connections\ logged\ in ]]; then
 		live=${BASH_REMATCH[1]}
-		live_all=$((live_all + live))
 	elif [[ $out == *'ok cycles: 40 logins'* ]]; then
 		live=40
-		live_all=$((live_all + live))
 	else
 		printf '%s\n' "$out" | _indent
 		fail "srpi run $r did not say how many logins completed"
 	fi
+	live_all=$((live_all + live))
 	log "run $r: srpi gave up after $w s with $live of 40 logins complete (exit status $rc); the core counts $(srpt_object channels) channels"
 }
 for ((r = 1; r <= runs; r++)); do
 	srpi_abandon "$r" "${waits[r - 1]}"
 done
-w=0.25
+w=${waits[0]}
 for _ in 1 2 3 4; do
 	[ "$live_all" -ge $((40 * runs)) ] || break
 	w=$(awk -v w="$w" 'BEGIN { print w / 2 }')
