@@ -54,14 +54,15 @@ fio_start() {
 		--loops=10 --verify=crc32c --do_verify=1 --randrepeat=0 >"$fio_out" 2>&1 &
 	fio_pid=$!
 	# /sys/block/*/inflight: reads, writes. Half the queue depth is
-	# enough: a slow guest samples this rarely.
-	local inflight deadline=$((SECONDS + 60))
+	# enough: a slow guest samples this rarely, and starts fio slowly.
+	local inflight deadline=$((SECONDS + 60 * SRPT_VM_SLOWDOWN))
 	while read -r -a inflight <"/sys/block/$disk/inflight" && [ "${inflight[1]}" -lt 8 ]; do
 		if ! kill -0 "$fio_pid" 2>/dev/null; then
 			_indent <"$fio_out"
 			fail "fio $1 ended before the reset"
 		fi
-		[ "$SECONDS" -lt "$deadline" ] || fail "fio $1: not 8 writes in flight within 60 s"
+		[ "$SECONDS" -lt "$deadline" ] ||
+			fail "fio $1: not 8 writes in flight within $((60 * SRPT_VM_SLOWDOWN)) s"
 		sleep 0.05
 	done
 	pass "fio $1 is writing (${inflight[1]} writes in flight)"
