@@ -44,7 +44,7 @@ _vm_no_rports || fail "a refused login left an SRP remote port behind"
 # io_start: fio writes in the background until the I/O fails; returns
 # once 8 writes are in flight; sets fio_pid.
 io_start() {
-	local inflight deadline=$((SECONDS + 60))
+	local inflight deadline=$((SECONDS + 60 * SRPT_VM_SLOWDOWN))
 	fio --direct=1 --ioengine=libaio --name=doomed --filename="/dev/$disk" --rw=randwrite \
 		--bs=64k --iodepth=16 --size=16m --time_based --runtime=120 \
 		--output-format=terse >/tmp/fio-doomed.out 2>&1 &
@@ -52,7 +52,8 @@ io_start() {
 	# /sys/block/*/inflight: reads, writes.
 	while read -r -a inflight <"/sys/block/$disk/inflight" && [ "${inflight[1]}" -lt 8 ]; do
 		kill -0 "$fio_pid" 2>/dev/null || { _indent </tmp/fio-doomed.out; fail "fio ended early"; }
-		[ "$SECONDS" -lt "$deadline" ] || fail "fio: not 8 writes in flight within 60 s"
+		[ "$SECONDS" -lt "$deadline" ] ||
+			fail "fio: not 8 writes in flight within $((60 * SRPT_VM_SLOWDOWN)) s"
 		sleep 0.05
 	done
 	pass "fio is writing (${inflight[1]} writes in flight)"
