@@ -37,17 +37,14 @@ static struct lock_class_key *to_key(struct srpt_os_lock_class *cls)
 	return (struct lock_class_key *)cls->opaque;
 }
 
-void *srpt_os_alloc(size_t size, size_t align, unsigned int flags)
+void *srpt_os_alloc(size_t size, size_t align)
 {
-	gfp_t gfp = (flags & SRPT_ALLOC_ATOMIC) ? GFP_ATOMIC : GFP_KERNEL;
 	void *p;
 
-	if (flags & SRPT_ALLOC_ZERO)
-		gfp |= __GFP_ZERO;
 	if (align > ARCH_KMALLOC_MINALIGN)
 		size = ALIGN(size, align);
 	/* vmalloc memory is page aligned, kmalloc memory is checked below. */
-	p = (flags & SRPT_ALLOC_ATOMIC) ? kmalloc(size, gfp) : kvmalloc(size, gfp);
+	p = kvmalloc(size, GFP_KERNEL);
 	if (p && !IS_ALIGNED((unsigned long)p, align)) {
 		WARN_ONCE(1, "ib_srpt: allocation of %zu bytes not aligned to %zu\n",
 			  size, align);
@@ -162,11 +159,6 @@ static struct completion *to_completion(struct srpt_os_completion *c)
 void srpt_os_completion_init(struct srpt_os_completion *c)
 {
 	init_completion(to_completion(c));
-}
-
-void srpt_os_complete(struct srpt_os_completion *c)
-{
-	complete(to_completion(c));
 }
 
 void srpt_os_complete_all(struct srpt_os_completion *c)

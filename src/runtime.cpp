@@ -15,7 +15,7 @@ constexpr ktl::size_t kDefaultAlign = 8;
 
 void *allocate(ktl::size_t size, ktl::size_t align)
 {
-	return srpt_os_alloc(size ? size : 1, align, 0);
+	return srpt_os_alloc(size ? size : 1, align);
 }
 
 void *checked(ktl::size_t size, ktl::size_t align, ktl::AllocChecker *ac)

@@ -47,17 +47,12 @@ typedef __PTRDIFF_TYPE__ srpt_ssize_t;
  * ------------------------------------------------------------------------
  */
 
-enum srpt_alloc_flags {
-	SRPT_ALLOC_ZERO = 1u << 0,
-	/* May be called from a context that cannot sleep. */
-	SRPT_ALLOC_ATOMIC = 1u << 1,
-};
-
 /*
- * Returns memory aligned to @align (a power of two) or NULL. Free with
- * srpt_os_free(); freeing NULL is a no-op.
+ * Returns memory aligned to @align (a power of two) or NULL; may sleep,
+ * and the memory is not zeroed. Free with srpt_os_free(); freeing NULL
+ * is a no-op.
  */
-void *srpt_os_alloc(srpt_size_t size, srpt_size_t align, unsigned int flags);
+void *srpt_os_alloc(srpt_size_t size, srpt_size_t align);
 void srpt_os_free(void *p);
 
 enum srpt_log_level {
@@ -121,7 +116,6 @@ void srpt_os_mutex_unlock(struct srpt_os_mutex *m);
 void srpt_os_mutex_destroy(struct srpt_os_mutex *m);
 
 void srpt_os_completion_init(struct srpt_os_completion *c);
-void srpt_os_complete(struct srpt_os_completion *c);
 /* Wakes every present and future waiter. */
 void srpt_os_complete_all(struct srpt_os_completion *c);
 /* Returns 0 once completed, -ETIMEDOUT after @timeout_ms. */

@@ -319,16 +319,13 @@ void run_unlock_hook(std::function<bool()> State::*which)
  * ======================================================================
  */
 
-extern "C" void *srpt_os_alloc(srpt_size_t size, srpt_size_t align, unsigned int flags)
+extern "C" void *srpt_os_alloc(srpt_size_t size, srpt_size_t align)
 {
-	if (!(flags & SRPT_ALLOC_ATOMIC))
-		might_sleep("srpt_os_alloc (without SRPT_ALLOC_ATOMIC)");
+	might_sleep("srpt_os_alloc");
 
 	std::lock_guard<std::mutex> g(g_mu);
 	State &s = S();
 
-	if (flags & ~static_cast<unsigned int>(SRPT_ALLOC_ZERO | SRPT_ALLOC_ATOMIC))
-		violation_locked(strf("srpt_os_alloc with unknown flags %#x", flags));
 	if (align == 0 || (align & (align - 1))) {
 		violation_locked(strf("srpt_os_alloc with alignment %zu", align));
 		return nullptr;
@@ -346,7 +343,7 @@ extern "C" void *srpt_os_alloc(srpt_size_t size, srpt_size_t align, unsigned int
 	if (!p)
 		return nullptr;
 	/* Like slab poisoning: nothing may rely on fresh memory being zero. */
-	std::memset(p, (flags & SRPT_ALLOC_ZERO) ? 0 : 0xa5, rounded);
+	std::memset(p, 0xa5, rounded);
 	s.allocs[reinterpret_cast<std::uintptr_t>(p)] = size;
 	s.live_bytes += size;
 	return p;
@@ -580,21 +577,6 @@ extern "C" void srpt_os_completion_init(struct srpt_os_completion *c)
 	pthread_cond_init(&ci->c, nullptr);
 	ci->done = 0;
 	ci->magic = kCompletionMagic;
-}
-
-extern "C" void srpt_os_complete(struct srpt_os_completion *c)
-{
-	{
-		std::lock_guard<std::mutex> g(g_mu);
-		if (!find_obj_locked(c, Kind::kCompletion, "srpt_os_complete"))
-			return;
-	}
-	CompletionImpl *ci = impl(c);
-	pthread_mutex_lock(&ci->m);
-	if (ci->done != ~0u)
-		ci->done++;
-	pthread_cond_broadcast(&ci->c);
-	pthread_mutex_unlock(&ci->m);
 }
 
 extern "C" void srpt_os_complete_all(struct srpt_os_completion *c)

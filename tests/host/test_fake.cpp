@@ -7,6 +7,7 @@
 #include "fixture.h"
 
 #include <cerrno>
+#include <cstring>
 #include <thread>
 
 using Fake = CoreTest;
@@ -37,10 +38,9 @@ TEST_F(Fake, SleepingUnderASpinlockOrInAtomicContextIsCaught)
 	srpt_os_mutex_init(&m, "m", nullptr);
 
 	const unsigned long flags = srpt_os_spin_lock_irqsave(&l);
-	void *p = srpt_os_alloc(16, 8, 0);
-	void *q = srpt_os_alloc(16, 8, SRPT_ALLOC_ATOMIC);	/* fine */
+	void *p = srpt_os_alloc(16, 8);
 	srpt_os_spin_unlock_irqrestore(&l, flags);
-	EXPECT_TRUE(has_violation(fake::take_violations(), "srpt_os_alloc (without SRPT_ALLOC_ATOMIC) may sleep but was called under a spinlock"));
+	EXPECT_TRUE(has_violation(fake::take_violations(), "srpt_os_alloc may sleep but was called under a spinlock"));
 	{
 		fake::AtomicScope irq;
 		srpt_os_mutex_lock(&m);
@@ -52,7 +52,6 @@ TEST_F(Fake, SleepingUnderASpinlockOrInAtomicContextIsCaught)
 	EXPECT_TRUE(fake::take_violations().empty());
 	srpt_os_mutex_destroy(&m);
 	srpt_os_free(p);
-	srpt_os_free(q);
 }
 
 TEST_F(Fake, LockMisuseIsCaught)
@@ -75,13 +74,14 @@ TEST_F(Fake, LockMisuseIsCaught)
 	srpt_os_spin_unlock_irqrestore(&l, a);
 
 	/* Fresh memory the fake has never seen a lock in. */
-	auto *uninit = static_cast<srpt_os_mutex *>(srpt_os_alloc(sizeof(srpt_os_mutex), 8, SRPT_ALLOC_ZERO));
+	auto *uninit = static_cast<srpt_os_mutex *>(srpt_os_alloc(sizeof(srpt_os_mutex), 8));
+	std::memset(uninit, 0, sizeof(*uninit));
 	srpt_os_mutex_lock(uninit);
 	EXPECT_TRUE(has_violation(fake::take_violations(), "uninitialised mutex"));
 	srpt_os_free(uninit);
 
 	/* A locked mutex freed with its object. */
-	auto *heap = static_cast<srpt_os_mutex *>(srpt_os_alloc(sizeof(srpt_os_mutex), 8, 0));
+	auto *heap = static_cast<srpt_os_mutex *>(srpt_os_alloc(sizeof(srpt_os_mutex), 8));
 	srpt_os_mutex_init(heap, "heap", nullptr);
 	srpt_os_mutex_lock(heap);
 	srpt_os_free(heap);
@@ -173,20 +173,20 @@ TEST_F(Fake, WorksAreLocksToTheLockOrder)
 TEST_F(Fake, MemoryAccountingAndFailureInjection)
 {
 	EXPECT_EQ(0, fake::live_allocs());
-	void *a = srpt_os_alloc(100, 64, 0);
+	void *a = srpt_os_alloc(100, 64);
 	ASSERT_NE(nullptr, a);
 	EXPECT_EQ(0u, reinterpret_cast<std::uintptr_t>(a) % 64);
 	EXPECT_EQ(0xa5, static_cast<unsigned char *>(a)[99]) << "fresh memory is poisoned";
-	void *z = srpt_os_alloc(10, 8, SRPT_ALLOC_ZERO);
-	EXPECT_EQ(0, static_cast<unsigned char *>(z)[9]);
+	void *z = srpt_os_alloc(10, 8);
+	EXPECT_EQ(0xa5, static_cast<unsigned char *>(z)[9]);
 	EXPECT_EQ(2, fake::live_allocs());
 	EXPECT_EQ(110u, fake::live_bytes());
 
 	fake::fail_alloc(2);
-	void *b = srpt_os_alloc(8, 8, 0);
+	void *b = srpt_os_alloc(8, 8);
 	EXPECT_NE(nullptr, b);
-	EXPECT_EQ(nullptr, srpt_os_alloc(8, 8, 0));
-	void *c = srpt_os_alloc(8, 8, 0);
+	EXPECT_EQ(nullptr, srpt_os_alloc(8, 8));
+	void *c = srpt_os_alloc(8, 8);
 	EXPECT_NE(nullptr, c) << "only the Nth fails";
 	EXPECT_EQ(1, fake::failed_allocs());
 	EXPECT_EQ(5, fake::alloc_calls());
@@ -216,7 +216,7 @@ TEST_F(Fake, WorkQueueSemantics)
 	EXPECT_EQ(1, c.runs);
 
 	/* Pending work freed with its object. */
-	auto *heap = static_cast<Counter *>(srpt_os_alloc(sizeof(Counter), 8, 0));
+	auto *heap = static_cast<Counter *>(srpt_os_alloc(sizeof(Counter), 8));
 	new (heap) Counter;
 	srpt_os_work_init(&heap->w, Counter::fn, heap, "heap->w", &counter_class);
 	EXPECT_EQ(1, srpt_os_work_schedule(&heap->w));
@@ -232,9 +232,6 @@ TEST_F(Fake, CompletionsAndTime)
 	const auto t0 = fake::now_ns();
 	EXPECT_EQ(-ETIMEDOUT, srpt_os_wait_for_completion(&c, 250));
 	EXPECT_EQ(t0 + 250000000ull, fake::now_ns()) << "a timeout advances the fake clock";
-	srpt_os_complete(&c);
-	EXPECT_EQ(0, srpt_os_wait_for_completion(&c, 1));
-	EXPECT_EQ(-ETIMEDOUT, srpt_os_wait_for_completion(&c, 1)) << "complete wakes one waiter";
 	srpt_os_complete_all(&c);
 	EXPECT_EQ(0, srpt_os_wait_for_completion(&c, 1));
 	EXPECT_EQ(0, srpt_os_wait_for_completion(&c, 1)) << "complete_all wakes every waiter";
@@ -245,7 +242,7 @@ TEST_F(Fake, CompletionsAndTime)
 	fake::config().max_real_wait_ms = 5000;
 	std::thread t([&] {
 		std::this_thread::sleep_for(std::chrono::milliseconds(20));
-		srpt_os_complete(&d);
+		srpt_os_complete_all(&d);
 	});
 	EXPECT_EQ(0, srpt_os_wait_for_completion(&d, 60000));
 	t.join();
@@ -256,7 +253,7 @@ TEST_F(Fake, WaitRunsPendingWorkLikeAWorkqueue)
 	struct Job {
 		srpt_os_work w;
 		srpt_os_completion done;
-		static void fn(void *arg) { srpt_os_complete(&static_cast<Job *>(arg)->done); }
+		static void fn(void *arg) { srpt_os_complete_all(&static_cast<Job *>(arg)->done); }
 	} job;
 	srpt_os_completion_init(&job.done);
 	static srpt_os_lock_class job_class;
