@@ -85,8 +85,9 @@ static void login_rdma_cm_accepted(struct kunit *test)
 
 	expect_accept_calls(test, ch, DEPTH, 1);
 	KUNIT_EXPECT_EQ(test, ch->qp.rq_size, DEPTH);
-	KUNIT_EXPECT_EQ(test, ch->qp.max_send_wr, SQ_SIZE / 2);
-	KUNIT_EXPECT_EQ(test, ch->qp.cq_size, DEPTH + SQ_SIZE);
+	KUNIT_EXPECT_EQ(test, ch->qp.max_rdma_ctxs, SQ_SIZE / 2);
+	KUNIT_EXPECT_EQ(test, ch->qp.max_send_wr, SQ_SIZE / 2 + 4);
+	KUNIT_EXPECT_EQ(test, ch->qp.cq_size, DEPTH + SQ_SIZE + 4);
 	KUNIT_EXPECT_FALSE(test, ch->qp.use_srq);
 	KUNIT_EXPECT_EQ(test, fake_recv_posted(&f->os, ch), DEPTH);
 	KUNIT_EXPECT_EQ(test, fake_live_recvs(), (int)DEPTH);
@@ -139,7 +140,7 @@ static void login_ib_cm_accepted(struct kunit *test)
 
 	expect_accept_calls(test, ch, depth, 2);
 	KUNIT_EXPECT_EQ(test, ch->qp.rq_size, depth);
-	KUNIT_EXPECT_EQ(test, ch->qp.max_send_wr, depth);
+	KUNIT_EXPECT_EQ(test, ch->qp.max_rdma_ctxs, depth);
 	/* "0x" + the initiator port id first, then without. */
 	KUNIT_EXPECT_EQ(test, ch->n_tried, 2U);
 	KUNIT_EXPECT_STREQ(test, ch->tried[0], TF_I_PORT_NAME);
@@ -302,8 +303,8 @@ static void login_rejects_when_no_queue_pair(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, ch->qp_created);
 	/* 4096, 2048, ..., 16 */
 	KUNIT_EXPECT_EQ(test, ch->calls[FAKE_CREATE_QP], 9U);
-	KUNIT_EXPECT_EQ(test, ch->qp.max_send_wr, 8U);
-	KUNIT_EXPECT_EQ(test, ch->qp.cq_size, DEPTH + 16);
+	KUNIT_EXPECT_EQ(test, ch->qp.max_rdma_ctxs, 8U);
+	KUNIT_EXPECT_EQ(test, ch->qp.cq_size, DEPTH + 16 + 4);
 	KUNIT_EXPECT_EQ(test, ch->calls[FAKE_OPEN_SESSION], 0U);
 }
 

@@ -21,6 +21,13 @@ namespace {
 constexpr u32 kMinSqSize = 16;
 /* The fewest send work requests a channel gets (see create_resources()). */
 constexpr u32 kMinSendWrs = 4;
+/*
+ * Send work requests besides the commands': the zero-length writes (one
+ * for waiting IUs, one that drains) and the one ib_drain_qp() posts.
+ */
+constexpr u32 kExtraSendWrs = 4;
+/* RDMA READs in flight each way (responder resources, initiator depth). */
+constexpr u8 kRdmaReadDepth = 4;
 /* How often a waiter for a release says it is still waiting. */
 constexpr unsigned int kReleaseWaitLogMs = 5000;
 
@@ -258,6 +265,7 @@ int Channel::create_resources()
 	rq_size_ = dev_->recv_queue_depth(false);
 	p.rq_size = rq_size_;
 	p.use_srq = use_srq_;
+	p.rd_atomic = kRdmaReadDepth;
 	for (;;) {
 		/*
 		 * Half the send queue for responses, half for RDMA transfers;
@@ -266,8 +274,9 @@ int Channel::create_resources()
 		 * a response.
 		 */
 		max_send_wr_ = ktl::min(ktl::max(sq_size / 2, kMinSendWrs), dev_->attrs().max_qp_wr);
-		p.max_send_wr = max_send_wr_;
-		p.cq_size = rq_size_ + sq_size;
+		p.max_rdma_ctxs = max_send_wr_;
+		p.max_send_wr = max_send_wr_ + kExtraSendWrs;
+		p.cq_size = rq_size_ + sq_size + kExtraSendWrs;
 		ret = srpt_os_channel_create_qp(os_, to_handle<srpt_channel>(this), &p);
 		if (ret == 0)
 			break;

@@ -14,9 +14,6 @@
 #include "channel_os.h"
 #include "lio.h"
 
-/* Send WRs beyond the core's: its zero-length writes and ib_drain_qp()'s. */
-#define SRPT_EXTRA_SEND_WRS 4
-
 int srpt_channel_login(struct ib_device *ib, u32 port_num,
 		       const struct srpt_login_info *info,
 		       struct ib_cm_id *ib_cm_id, struct rdma_cm_id *rdma_cm_id,
@@ -114,8 +111,7 @@ int srpt_os_channel_create_qp(struct srpt_os_channel *ch,
 
 	ch->core = core;
 	ch->zw_cqe.done = srpt_zerolength_write_done;
-	cq = ib_cq_pool_get(ib, p->cq_size + SRPT_EXTRA_SEND_WRS, -1,
-			    IB_POLL_WORKQUEUE);
+	cq = ib_cq_pool_get(ib, p->cq_size, -1, IB_POLL_WORKQUEUE);
 	if (IS_ERR(cq))
 		return PTR_ERR(cq);
 
@@ -125,8 +121,8 @@ int srpt_os_channel_create_qp(struct srpt_os_channel *ch,
 	init.recv_cq = cq;
 	init.sq_sig_type = IB_SIGNAL_REQ_WR;
 	init.qp_type = IB_QPT_RC;
-	init.cap.max_send_wr = p->max_send_wr + SRPT_EXTRA_SEND_WRS;
-	init.cap.max_rdma_ctxs = p->max_send_wr;
+	init.cap.max_send_wr = p->max_send_wr;
+	init.cap.max_rdma_ctxs = p->max_rdma_ctxs;
 	init.cap.max_send_sge = ib->attrs.max_send_sge;
 	init.cap.max_recv_sge = 1;
 	init.port_num = ch->port_num;
@@ -148,12 +144,13 @@ int srpt_os_channel_create_qp(struct srpt_os_channel *ch,
 		}
 	}
 	if (ret) {
-		ib_cq_pool_put(cq, p->cq_size + SRPT_EXTRA_SEND_WRS);
+		ib_cq_pool_put(cq, p->cq_size);
 		return ret;
 	}
 	ch->qp = qp;
 	ch->cq = cq;
-	ch->cq_size = p->cq_size + SRPT_EXTRA_SEND_WRS;
+	ch->cq_size = p->cq_size;
+	ch->rd_atomic = p->rd_atomic;
 	ch->use_srq = p->use_srq;
 	return 0;
 }
@@ -183,9 +180,9 @@ static int srpt_ib_cm_modify_qp(struct srpt_os_channel *ch,
 	if (ret)
 		return ret;
 	if (state == IB_QPS_RTR)
-		attr.max_dest_rd_atomic = 4;
+		attr.max_dest_rd_atomic = ch->rd_atomic;
 	else
-		attr.max_rd_atomic = 4;
+		attr.max_rd_atomic = ch->rd_atomic;
 	return ib_modify_qp(ch->qp, &attr, mask);
 }
 
@@ -197,8 +194,8 @@ static int srpt_rdma_cm_accept(struct srpt_os_channel *ch, const void *rsp,
 		.private_data_len = len,
 		.rnr_retry_count = 7,
 		.flow_control = 1,
-		.responder_resources = 4,
-		.initiator_depth = 4,
+		.responder_resources = ch->rd_atomic,
+		.initiator_depth = ch->rd_atomic,
 	};
 
 	return rdma_accept(ch->rdma_cm_id, &param);
@@ -214,8 +211,8 @@ static int srpt_ib_cm_accept(struct srpt_os_channel *ch, const void *rsp,
 		.rnr_retry_count = 7,
 		.flow_control = 1,
 		.srq = ch->use_srq,
-		.responder_resources = 4,
-		.initiator_depth = 4,
+		.responder_resources = ch->rd_atomic,
+		.initiator_depth = ch->rd_atomic,
 	};
 	int ret;
 

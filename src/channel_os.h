@@ -24,6 +24,7 @@ struct srpt_os_channel {
 	struct ib_qp *qp;
 	struct ib_cq *cq;
 	u32 cq_size;
+	u8 rd_atomic;
 	struct ib_cqe zw_cqe;
 	struct se_session *sess;
 };

@@ -451,8 +451,10 @@ void srpt_core_zero_write_done(struct srpt_channel *ch, int ok);
 /* Kernel side of channels, called by the core. */
 struct srpt_qp_params {
 	srpt_u32 rq_size;		/* receive WRs (ignored with SRQ) */
-	srpt_u32 max_send_wr;		/* send WRs for responses and RDMA */
+	srpt_u32 max_send_wr;		/* every send WR, ib_drain_qp()'s included */
+	srpt_u32 max_rdma_ctxs;		/* of those, the commands' (responses and RDMA) */
 	srpt_u32 cq_size;
+	srpt_u8 rd_atomic;		/* RDMA READs in flight each way */
 	srpt_u8 use_srq;
 };
 

@@ -250,6 +250,10 @@ extern "C" int srpt_os_channel_post_zero_write(struct srpt_os_channel *os)
 		return -EINVAL;
 	}
 	os->zero_writes_pending++;
+	/* Beyond the commands' share, with one left for ib_drain_qp(). */
+	if (os->qp.max_rdma_ctxs + os->zero_writes_pending + 1 > os->qp.max_send_wr)
+		violation_locked(strf("srpt_os_channel_post_zero_write: %d pending, no room in %u send WRs",
+				      os->zero_writes_pending, os->qp.max_send_wr));
 	return 0;
 }
 
@@ -729,14 +733,14 @@ extern "C" int srpt_os_cmd_post(struct srpt_os_cmd *c, srpt_u32 rsp_len)
 		c->xfers.push_back(x);
 		wrs += static_cast<int>((per ? (x.len + per - 1) / per : 1) + S().config.rdma_extra_wrs);
 	}
-	/* The QP's send queue holds max_send_wr for commands (and a few more of the shim's own). */
+	/* The commands have max_rdma_ctxs of the QP's send queue; the rest is the core's own. */
 	int used = wrs;
 	for (const srpt_os_cmd *o : S().cmds)
 		if (o->ch == c->ch)
 			used += o->wrs_pending;
-	if (used > static_cast<int>(c->ch->qp.max_send_wr))
+	if (used > static_cast<int>(c->ch->qp.max_rdma_ctxs))
 		violation_locked(strf("srpt_os_cmd_post overflows the send queue: %d work requests of %u",
-				      used, c->ch->qp.max_send_wr));
+				      used, c->ch->qp.max_rdma_ctxs));
 	c->wrs_pending += wrs;
 	if (rsp_len) {
 		c->responses.emplace_back(c->rsp_buf, c->rsp_buf + std::min(rsp_len, c->rsp_size));

@@ -79,8 +79,10 @@ TEST_F(Login, RdmaCmLoginResponseQpAndBuffers)
 	EXPECT_EQ(iu::hex(want), iu::hex(ch.accept_rsp));
 
 	EXPECT_EQ(128u, ch.qp.rq_size);
-	EXPECT_EQ(2048u, ch.qp.max_send_wr) << "half of srp_sq_size 4096";
-	EXPECT_EQ(128u + 4096u, ch.qp.cq_size);
+	EXPECT_EQ(2048u, ch.qp.max_rdma_ctxs) << "half of srp_sq_size 4096";
+	EXPECT_EQ(2048u + 4u, ch.qp.max_send_wr) << "and the zero-length writes'";
+	EXPECT_EQ(128u + 4096u + 4u, ch.qp.cq_size);
+	EXPECT_EQ(4, ch.qp.rd_atomic);
 	EXPECT_EQ(0, ch.qp.use_srq);
 	ASSERT_EQ(128u, ch.posted.size());
 	for (const srpt_os_recv *r : ch.posted) {
@@ -489,12 +491,13 @@ TEST_F(Login, QueuePairCreationRetriesWithHalfTheSendQueue)
 	EXPECT_EQ(-ENOMEM, login(ch, priv(login_req(), SRPT_CM_RDMA)));
 	std::vector<unsigned> wrs, cqs;
 	for (const srpt_qp_params &p : ch.qp_attempts) {
-		wrs.push_back(p.max_send_wr);
+		wrs.push_back(p.max_rdma_ctxs);
 		cqs.push_back(p.cq_size);
+		EXPECT_EQ(p.max_rdma_ctxs + 4, p.max_send_wr);
 		EXPECT_EQ(128u, p.rq_size);
 	}
 	EXPECT_EQ((std::vector<unsigned>{2048, 1024, 512, 256, 128, 64, 32, 16, 8}), wrs);
-	EXPECT_EQ((std::vector<unsigned>{4224, 2176, 1152, 640, 384, 256, 192, 160, 144}), cqs);
+	EXPECT_EQ((std::vector<unsigned>{4228, 2180, 1156, 644, 388, 260, 196, 164, 148}), cqs);
 	EXPECT_EQ(0x00010001u, rej_of(ch).reason);
 	expect_nothing_left(ch, allocs);
 	EXPECT_EQ(1, fake::log_count("creating the queue pair or its buffers failed")) << fake::log_text();
@@ -504,8 +507,8 @@ TEST_F(Login, QueuePairCreationRetriesWithHalfTheSendQueue)
 	fake::fail_call("srpt_os_channel_create_qp", 1, -ENOMEM, 2);
 	EXPECT_EQ(0, login(ok, priv(login_req(), SRPT_CM_RDMA)));
 	EXPECT_EQ(3u, ok.qp_attempts.size());
-	EXPECT_EQ(512u, ok.qp.max_send_wr);
-	EXPECT_EQ(128u + 1024u, ok.qp.cq_size);
+	EXPECT_EQ(512u, ok.qp.max_rdma_ctxs);
+	EXPECT_EQ(128u + 1024u + 4u, ok.qp.cq_size);
 	EXPECT_EQ(512u, core(ok)->sendq().free_slots());
 
 	/* An odd srp_sq_size halves down to 16 and no further. */
@@ -517,7 +520,7 @@ TEST_F(Login, QueuePairCreationRetriesWithHalfTheSendQueue)
 	EXPECT_EQ(-EINVAL, login(odd, priv(req, SRPT_CM_RDMA)));
 	wrs.clear();
 	for (const srpt_qp_params &p : odd.qp_attempts)
-		wrs.push_back(p.max_send_wr);
+		wrs.push_back(p.max_rdma_ctxs);
 	EXPECT_EQ((std::vector<unsigned>{20, 10, 8}), wrs);
 	logout(ok);
 }
