@@ -11,7 +11,7 @@
 #include <linux/mutex.h>
 #include <linux/slab.h>
 
-#include "buf_cache.h"
+#include "shim.h"
 
 struct srpt_buf_cache {
 	struct list_head entry;

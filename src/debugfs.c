@@ -12,7 +12,7 @@
 
 #include <srpt/abi.h>
 
-#include "debugfs.h"
+#include "shim.h"
 
 static struct dentry *srpt_debugfs_dir;
 

@@ -1,14 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * IB/CM: one listener per InfiniBand device for the service GUID, and the
- * connection events (srpt_cm_handler). Logins are decided by the core
- * (srpt_cm_req_recv); this file translates events.
+ * IB/CM: one listener per InfiniBand device for the service GUID, the
+ * connection events (srpt_cm_handler), and the IB/CM side of a channel
+ * (srpt_ib_cm_ops): its QP moves through INIT, RTR and RTS with the
+ * attributes the CM supplies. Logins are decided by the core
+ * (srpt_cm_req_recv); this file translates.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <rdma/ib_cache.h>
 #include <rdma/ib_cm.h>
 
-#include "channel_os.h"
+#include "shim.h"
 
 static enum srpt_cm_event srpt_map_ib_cm_event(enum ib_cm_event_type e)
 {
@@ -49,8 +52,8 @@ static int srpt_ib_cm_req_recv(struct ib_cm_id *cm_id,
 	snprintf(peer, sizeof(peer), "%04x:%04x:%04x:%04x", be16_to_cpu(g[0]),
 		 be16_to_cpu(g[1]), be16_to_cpu(g[2]), be16_to_cpu(g[3]));
 	info.peer = peer;
-	return srpt_channel_login(cm_id->device, param->port, &info, cm_id, NULL,
-				  &cm_id->context);
+	return srpt_channel_login(cm_id->device, param->port, &info,
+				  &srpt_ib_cm_ops, cm_id, &cm_id->context);
 }
 
 /*
@@ -98,3 +101,118 @@ void srpt_os_ib_cm_stop(struct srpt_os_device *sdev)
 	ib_destroy_cm_id(sdev->cm_listen);
 	sdev->cm_listen = NULL;
 }
+
+/* srpt_init_ch_qp: the QP starts in INIT with the connection's P_Key. */
+static struct ib_qp *srpt_ib_cm_create_qp(struct srpt_os_channel *ch,
+					  struct ib_qp_init_attr *init)
+{
+	struct ib_qp_attr attr = {
+		.qp_state = IB_QPS_INIT,
+		.qp_access_flags = IB_ACCESS_LOCAL_WRITE,
+		.port_num = ch->port_num,
+	};
+	struct ib_qp *qp;
+	int ret;
+
+	qp = ib_create_qp(ch->sdev->pd, init);
+	if (IS_ERR(qp))
+		return qp;
+	ret = ib_find_cached_pkey(ch->sdev->ib, ch->port_num, ch->pkey,
+				  &attr.pkey_index);
+	if (ret < 0)
+		pr_err("%s port %u: P_Key %#x not found (%d), using index 0\n",
+		       dev_name(&ch->sdev->ib->dev), ch->port_num, ch->pkey, ret);
+	ret = ib_modify_qp(qp, &attr, IB_QP_STATE | IB_QP_ACCESS_FLAGS |
+			   IB_QP_PORT | IB_QP_PKEY_INDEX);
+	if (ret) {
+		ib_destroy_qp(qp);
+		return ERR_PTR(ret);
+	}
+	return qp;
+}
+
+static void srpt_ib_cm_destroy_qp(struct srpt_os_channel *ch)
+{
+	ib_destroy_qp(ch->qp);
+}
+
+/* srpt_ch_qp_rtr / srpt_ch_qp_rts: the CM supplies the attributes. */
+static int srpt_ib_cm_modify_qp(struct srpt_os_channel *ch,
+				enum ib_qp_state state)
+{
+	struct ib_qp_attr attr = { .qp_state = state };
+	int mask, ret;
+
+	ret = ib_cm_init_qp_attr(ch->id.ib, &attr, &mask);
+	if (ret)
+		return ret;
+	if (state == IB_QPS_RTR)
+		attr.max_dest_rd_atomic = ch->rd_atomic;
+	else
+		attr.max_rd_atomic = ch->rd_atomic;
+	return ib_modify_qp(ch->qp, &attr, mask);
+}
+
+static int srpt_ib_cm_accept(struct srpt_os_channel *ch, const void *rsp,
+			     size_t len)
+{
+	struct ib_cm_rep_param param = {
+		.qp_num = ch->qp->qp_num,
+		.private_data = rsp,
+		.private_data_len = len,
+		.rnr_retry_count = 7,
+		.flow_control = 1,
+		.srq = ch->use_srq,
+		.responder_resources = ch->rd_atomic,
+		.initiator_depth = ch->rd_atomic,
+	};
+	int ret;
+
+	ret = srpt_ib_cm_modify_qp(ch, IB_QPS_RTR);
+	if (ret)
+		return ret;
+	return ib_send_cm_rep(ch->id.ib, &param);
+}
+
+static void srpt_ib_cm_reject(struct srpt_os_channel *ch, const void *rej,
+			      size_t len)
+{
+	ib_send_cm_rej(ch->id.ib, IB_CM_REJ_CONSUMER_DEFINED, NULL, 0, rej, len);
+}
+
+static int srpt_ib_cm_ready(struct srpt_os_channel *ch)
+{
+	return srpt_ib_cm_modify_qp(ch, IB_QPS_RTS);
+}
+
+static void srpt_ib_cm_notify_established(struct srpt_os_channel *ch)
+{
+	ib_cm_notify(ch->id.ib, IB_EVENT_COMM_EST);
+}
+
+/* A DREQ, or the DREP when the initiator sent the DREQ. */
+static int srpt_ib_cm_disconnect(struct srpt_os_channel *ch)
+{
+	int ret;
+
+	ret = ib_send_cm_dreq(ch->id.ib, NULL, 0);
+	if (ret < 0)
+		ret = ib_send_cm_drep(ch->id.ib, NULL, 0);
+	return ret;
+}
+
+static void srpt_ib_cm_destroy_id(struct srpt_os_channel *ch)
+{
+	ib_destroy_cm_id(ch->id.ib);
+}
+
+const struct srpt_cm_ops srpt_ib_cm_ops = {
+	.create_qp		= srpt_ib_cm_create_qp,
+	.destroy_qp		= srpt_ib_cm_destroy_qp,
+	.accept			= srpt_ib_cm_accept,
+	.reject			= srpt_ib_cm_reject,
+	.ready			= srpt_ib_cm_ready,
+	.notify_established	= srpt_ib_cm_notify_established,
+	.disconnect		= srpt_ib_cm_disconnect,
+	.destroy_id		= srpt_ib_cm_destroy_id,
+};

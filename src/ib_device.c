@@ -12,7 +12,7 @@
 #include <rdma/ib_mad.h>
 #include <rdma/ib_verbs.h>
 
-#include "ib_device.h"
+#include "shim.h"
 
 static struct ib_client srpt_client;
 

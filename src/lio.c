@@ -15,8 +15,7 @@
 #include <target/target_core_fabric.h>
 
 #include "compat.h"
-#include "lio.h"
-#include "lio_cmd.h"
+#include "shim.h"
 
 static struct srpt_os_tpg *srpt_tpg(struct se_portal_group *se_tpg)
 {

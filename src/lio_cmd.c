@@ -13,9 +13,8 @@
 #include <target/target_core_base.h>
 #include <target/target_core_fabric.h>
 
-#include "channel_os.h"
 #include "compat.h"
-#include "lio_cmd.h"
+#include "shim.h"
 
 /*
  * The local memory for one remote buffer of a command, and its mapping

@@ -15,11 +15,8 @@
 #include <srpt/abi.h>
 #include <srpt/version.h>
 
-#include "debugfs.h"
-#include "ib_device.h"
-#include "lio.h"
 #include "os.h"
-#include "rdma_cm.h"
+#include "shim.h"
 
 struct workqueue_struct *srpt_wq;
 

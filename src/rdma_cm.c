@@ -1,22 +1,24 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * RDMA/CM: how logins arrive over RoCE and iWARP. One listener on the
- * port the core chose (discovery_auth/rdma_cm_port), and the connection
- * events (srpt_rdma_cm_handler).
+ * port the core chose (discovery_auth/rdma_cm_port), the connection
+ * events (srpt_rdma_cm_handler), and the RDMA/CM side of a channel
+ * (srpt_rdma_cm_ops): the CM moves its QP through the states itself.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/in.h>
 #include <linux/in6.h>
-#include <linux/mutex.h>
 #include <net/net_namespace.h>
 #include <rdma/rdma_cm.h>
 
-#include "channel_os.h"
-#include "rdma_cm.h"
+#include "shim.h"
 
-/* Serialises listener replacement against module unload. */
-static DEFINE_MUTEX(srpt_rdma_cm_mutex);
+/*
+ * The listener. The core serialises srpt_os_rdma_cm_listen() calls;
+ * module exit cannot run while a configfs store is under way (the store
+ * holds a module reference).
+ */
 static struct rdma_cm_id *srpt_rdma_cm_id;
 
 static enum srpt_cm_event srpt_map_rdma_cm_event(enum rdma_cm_event_type e)
@@ -54,8 +56,8 @@ static int srpt_rdma_cm_req_recv(struct rdma_cm_id *cm_id,
 	/* The initiator's address (the in-tree target used its own). */
 	snprintf(peer, sizeof(peer), "%pIS", &cm_id->route.addr.dst_addr);
 	info.peer = peer;
-	return srpt_channel_login(cm_id->device, cm_id->port_num, &info, NULL, cm_id,
-				  &cm_id->context);
+	return srpt_channel_login(cm_id->device, cm_id->port_num, &info,
+				  &srpt_rdma_cm_ops, cm_id, &cm_id->context);
 }
 
 /*
@@ -113,10 +115,8 @@ int srpt_os_rdma_cm_listen(u16 port)
 		if (IS_ERR(id))
 			return PTR_ERR(id);
 	}
-	mutex_lock(&srpt_rdma_cm_mutex);
 	old = srpt_rdma_cm_id;
 	srpt_rdma_cm_id = id;
-	mutex_unlock(&srpt_rdma_cm_mutex);
 	if (old)
 		rdma_destroy_id(old);
 	return 0;
@@ -126,3 +126,74 @@ void srpt_rdma_cm_stop(void)
 {
 	WARN_ON_ONCE(srpt_os_rdma_cm_listen(0));
 }
+
+static struct ib_qp *srpt_rdma_cm_create_qp(struct srpt_os_channel *ch,
+					    struct ib_qp_init_attr *init)
+{
+	int ret;
+
+	ret = rdma_create_qp(ch->id.rdma, ch->sdev->pd, init);
+	return ret ? ERR_PTR(ret) : ch->id.rdma->qp;
+}
+
+/* A failed login still has its id, which must forget the QP. */
+static void srpt_rdma_cm_destroy_qp(struct srpt_os_channel *ch)
+{
+	if (ch->id.rdma)
+		rdma_destroy_qp(ch->id.rdma);
+	else
+		ib_destroy_qp(ch->qp);
+}
+
+static int srpt_rdma_cm_accept(struct srpt_os_channel *ch, const void *rsp,
+			       size_t len)
+{
+	struct rdma_conn_param param = {
+		.private_data = rsp,
+		.private_data_len = len,
+		.rnr_retry_count = 7,
+		.flow_control = 1,
+		.responder_resources = ch->rd_atomic,
+		.initiator_depth = ch->rd_atomic,
+	};
+
+	return rdma_accept(ch->id.rdma, &param);
+}
+
+static void srpt_rdma_cm_reject(struct srpt_os_channel *ch, const void *rej,
+				size_t len)
+{
+	rdma_reject(ch->id.rdma, rej, len, IB_CM_REJ_CONSUMER_DEFINED);
+}
+
+/* The CM moved the QP to RTS when the connection was established. */
+static int srpt_rdma_cm_ready(struct srpt_os_channel *ch)
+{
+	return 0;
+}
+
+static void srpt_rdma_cm_notify_established(struct srpt_os_channel *ch)
+{
+	rdma_notify(ch->id.rdma, IB_EVENT_COMM_EST);
+}
+
+static int srpt_rdma_cm_disconnect(struct srpt_os_channel *ch)
+{
+	return rdma_disconnect(ch->id.rdma);
+}
+
+static void srpt_rdma_cm_destroy_id(struct srpt_os_channel *ch)
+{
+	rdma_destroy_id(ch->id.rdma);
+}
+
+const struct srpt_cm_ops srpt_rdma_cm_ops = {
+	.create_qp		= srpt_rdma_cm_create_qp,
+	.destroy_qp		= srpt_rdma_cm_destroy_qp,
+	.accept			= srpt_rdma_cm_accept,
+	.reject			= srpt_rdma_cm_reject,
+	.ready			= srpt_rdma_cm_ready,
+	.notify_established	= srpt_rdma_cm_notify_established,
+	.disconnect		= srpt_rdma_cm_disconnect,
+	.destroy_id		= srpt_rdma_cm_destroy_id,
+};

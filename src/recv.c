@@ -8,8 +8,7 @@
 #include <linux/slab.h>
 #include <rdma/ib_verbs.h>
 
-#include "buf_cache.h"
-#include "channel_os.h"
+#include "shim.h"
 
 struct srpt_os_recv {
 	struct ib_cqe cqe;

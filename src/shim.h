@@ -1,0 +1,144 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * What the IB and LIO shims share (never seen by the core): the kernel
+ * side of the ABI's opaque objects, and the entry points each shim file
+ * offers the others. The kernel services of os.c, which KUnit builds
+ * too, are in os.h.
+ */
+#ifndef SRPT_SHIM_H
+#define SRPT_SHIM_H
+
+#include <linux/slab.h>
+#include <rdma/ib_cm.h>
+#include <rdma/ib_verbs.h>
+#include <rdma/rdma_cm.h>
+#include <target/target_core_base.h>
+
+#include <srpt/abi.h>
+
+/* ---- RDMA devices (ib_device.c) ---- */
+
+struct srpt_os_device {
+	struct ib_device *ib;
+	struct srpt_device *core;
+	struct ib_pd *pd;
+	struct ib_srq *srq;
+	struct ib_cm_id *cm_listen;	/* IB/CM logins, InfiniBand only */
+	struct ib_event_handler event_handler;
+	bool removing;			/* under srpt_login_rwsem */
+	u32 port_count;
+	/* Indexed by port number - 1; set and cleared by the core's calls. */
+	struct ib_mad_agent *mad_agent[];
+};
+
+int srpt_ib_register(void);
+void srpt_ib_unregister(void);
+
+/*
+ * A login starts: returns the device the connection request arrived on,
+ * which cannot be removed until srpt_login_end(), or NULL when it is not
+ * ours or is going away (then srpt_login_end() is not called).
+ */
+struct srpt_os_device *srpt_login_begin(struct ib_device *ib);
+void srpt_login_end(void);
+
+/* ---- Channels (channel_os.c) and their connection managers ---- */
+
+struct srpt_os_channel;
+
+/*
+ * What differs between IB/CM (ib_cm.c) and RDMA/CM (rdma_cm.c) for a
+ * channel: each connection manager fills one table, and channel_os.c
+ * calls through it instead of asking which one a channel uses.
+ */
+struct srpt_cm_ops {
+	/* Creates the QP for the connection (IB/CM: in INIT). */
+	struct ib_qp *(*create_qp)(struct srpt_os_channel *ch,
+				   struct ib_qp_init_attr *init);
+	/* Destroys the QP, which is drained; the CM id may be gone already. */
+	void (*destroy_qp)(struct srpt_os_channel *ch);
+	int (*accept)(struct srpt_os_channel *ch, const void *rsp, size_t len);
+	void (*reject)(struct srpt_os_channel *ch, const void *rej, size_t len);
+	/* The connection is established: make the QP ready to send. */
+	int (*ready)(struct srpt_os_channel *ch);
+	void (*notify_established)(struct srpt_os_channel *ch);
+	int (*disconnect)(struct srpt_os_channel *ch);
+	void (*destroy_id)(struct srpt_os_channel *ch);
+};
+
+extern const struct srpt_cm_ops srpt_ib_cm_ops;
+extern const struct srpt_cm_ops srpt_rdma_cm_ops;
+
+struct srpt_os_channel {
+	struct srpt_channel *core;	/* set by srpt_os_channel_create_qp() */
+	struct srpt_os_device *sdev;
+	const struct srpt_cm_ops *cm;
+	union {				/* NULL once destroyed */
+		struct ib_cm_id *ib;
+		struct rdma_cm_id *rdma;
+	} id;
+	u32 port_num;
+	u16 pkey;
+	u8 rd_atomic;
+	bool use_srq;
+	struct ib_qp *qp;
+	struct ib_cq *cq;
+	u32 cq_size;
+	struct ib_cqe zw_cqe;
+	struct se_session *sess;
+};
+
+/*
+ * A connection request: hands the login to the core with a new channel
+ * using @cm, whose CM id is in @id and whose id context is @context.
+ * Returns 0 when the core took the channel; otherwise the caller returns
+ * the error and its CM destroys the id.
+ */
+int srpt_channel_login(struct ib_device *ib, u32 port_num,
+		       const struct srpt_login_info *info,
+		       const struct srpt_cm_ops *cm, void *id, void **context);
+
+/* Destroys the RDMA/CM listener, if any; from module exit. */
+void srpt_rdma_cm_stop(void);
+
+/* ---- Receive buffers (recv.c, buf_cache.c) ---- */
+
+/*
+ * Slab caches of 512-byte aligned buffers, one per size and shared by
+ * every user of that size; each get is paired with a put.
+ */
+struct kmem_cache *srpt_buf_cache_get(unsigned int size);
+void srpt_buf_cache_put(struct kmem_cache *cache);
+
+/* ---- LIO (lio.c, lio_cmd.c) ---- */
+
+struct srpt_os_tport {
+	struct se_wwn wwn;
+	struct srpt_tport *core;
+};
+
+struct srpt_os_tpg {
+	struct se_portal_group se_tpg;
+	struct srpt_tpg *core;
+};
+
+int srpt_lio_register(void);
+void srpt_lio_unregister(void);
+
+/* The fabric callbacks for sessions and commands. */
+int srpt_check_stop_free(struct se_cmd *cmd);
+void srpt_release_cmd(struct se_cmd *cmd);
+void srpt_close_session(struct se_session *sess);
+int srpt_write_pending(struct se_cmd *cmd);
+int srpt_get_tcm_cmd_state(struct se_cmd *cmd);
+int srpt_queue_data_in(struct se_cmd *cmd);
+int srpt_queue_status(struct se_cmd *cmd);
+void srpt_queue_tm_rsp(struct se_cmd *cmd);
+void srpt_aborted_task(struct se_cmd *cmd);
+
+/* ---- debugfs.c ---- */
+
+void srpt_debugfs_init(void);
+void srpt_debugfs_exit(void);
+
+#endif /* SRPT_SHIM_H */
