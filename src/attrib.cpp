@@ -54,7 +54,7 @@ extern "C" srpt_ssize_t srpt_core_tpg_attrib_show(struct srpt_tpg *h, enum srpt_
 {
 	if (a < 0 || a >= SRPT_ATTRIB_COUNT)
 		return -ktl::kEINVAL;
-	const PortAttrib attrib = from_handle<Tpg>(h)->tport()->port()->attrib();
+	const PortAttrib attrib = from_handle<Tpg>(h)->tport()->port()->targets().attrib();
 	const AttribSpec &spec = kSpecs[a];
 	ktl::TextBuf s(page, size);
 
@@ -90,7 +90,8 @@ extern "C" srpt_ssize_t srpt_core_tpg_attrib_store(struct srpt_tpg *h, enum srpt
 		ret = port->set_use_srq(v != 0);
 		return ret ? ret : static_cast<srpt_ssize_t>(count);
 	}
-	port->update_attrib([&](PortAttrib &attrib) { attrib.*spec.field = static_cast<u32>(v); });
+	port->targets().update_attrib(
+		[&](PortAttrib &attrib) { attrib.*spec.field = static_cast<u32>(v); });
 	return static_cast<srpt_ssize_t>(count);
 }
 

@@ -101,7 +101,7 @@ void Channel::reject(srp::RejectReason reason, const char *why)
 
 	srpt_os_log(SRPT_LOG_INFO, "%s port %u: rejected login of %s (initiator port id %s): %s\n",
 		    port_->dev_name(), port_->num(), name(), i_port_name_.c_str(), why);
-	port_->count_reject(reason);
+	port_->logins().count_reject(reason);
 	srpt_os_cm_reject(os_, rej, len);
 }
 
@@ -116,7 +116,7 @@ static int reject_login(Port *port, srpt_os_channel *os, const srpt_login_info &
 		    port ? port->dev_name() : "?", port ? port->num() : 0,
 		    info.peer ? info.peer : "?", why);
 	if (port)
-		port->count_reject(reason);
+		port->logins().count_reject(reason);
 	srpt_os_cm_reject(os, rej, len);
 	return err;
 }
@@ -141,7 +141,7 @@ int Channel::login(Device *dev, u32 port_num, srpt_os_channel *os, const srpt_lo
 		return reject_login(port, os, info, 0, RejectReason::kUnableEstablishChannel,
 				    "malformed login request", -ktl::kEINVAL);
 
-	const PortAttrib attrib = port->attrib();
+	const PortAttrib attrib = port->targets().attrib();
 	LoginLimits lim;
 	lim.max_req_size = max_req_size();
 	lim.max_rsp_size = attrib.srp_max_rsp_size;
@@ -189,7 +189,7 @@ int Channel::login(Device *dev, u32 port_num, srpt_os_channel *os, const srpt_lo
 				   "creating the queue pair or its buffers failed", ret);
 
 	/*
-	 * A refusal decided under the channel mutex is carried out after it:
+	 * A refusal decided under the logins mutex is carried out after it:
 	 * undoing the login waits for the logout work, which takes the mutex.
 	 */
 	struct Refusal {
@@ -199,12 +199,12 @@ int Channel::login(Device *dev, u32 port_num, srpt_os_channel *os, const srpt_lo
 	} refusal{RejectReason::kInsufficientResources, nullptr, 0};
 	u8 rsp_flags = 0;
 	{
-		ktl::MutexGuard guard(port->channel_mutex());
+		ktl::MutexGuard guard(port->logins().mutex());
 
-		if (!port->accepting_logins_locked()) {
+		if (!port->logins().accepting_locked()) {
 			refusal = {RejectReason::kInsufficientResources, "the target port is not enabled",
 				   -ktl::kEINVAL};
-		} else if (port->attrib().use_srq != ch->use_srq_) {
+		} else if (port->targets().attrib().use_srq != ch->use_srq_) {
 			/* A switch that ended meanwhile logged the port's initiators out. */
 			refusal = {RejectReason::kInsufficientResources,
 				   "use_srq was switched during the login", -ktl::kEAGAIN};
@@ -212,7 +212,8 @@ int Channel::login(Device *dev, u32 port_num, srpt_os_channel *os, const srpt_lo
 			refusal = {ret == -ktl::kENOMEM ? RejectReason::kInsufficientResources
 							: RejectReason::kUnableEstablishChannel,
 				   "no ACL of an enabled TPG admits the initiator", ret};
-		} else if ((ret = port->add_channel_locked(ch, check.multichannel, &rsp_flags))) {
+		} else if ((ret = port->logins().add_channel_locked(ch, check.multichannel,
+								       &rsp_flags))) {
 			srpt_os_channel_close_session(os);
 			refusal = {RejectReason::kInsufficientResources, "out of memory", ret};
 		}
@@ -233,10 +234,10 @@ int Channel::login(Device *dev, u32 port_num, srpt_os_channel *os, const srpt_lo
 	u8 rsp_buf[srp::login_rsp::kSize];
 	const ktl::size_t rsp_len = build_login_rsp(rsp, ktl::MutableBytes(rsp_buf));
 	{
-		ktl::MutexGuard guard(port->channel_mutex());
+		ktl::MutexGuard guard(port->logins().mutex());
 
 		/* A close may have come first (TPG disabled, relogin). */
-		if (ch->state() != ChState::kConnecting || !port->accepting_logins_locked())
+		if (ch->state() != ChState::kConnecting || !port->logins().accepting_locked())
 			ret = -ktl::kECONNABORTED;
 		else
 			ret = srpt_os_channel_accept(os, rsp_buf, rsp_len);
@@ -246,7 +247,7 @@ int Channel::login(Device *dev, u32 port_num, srpt_os_channel *os, const srpt_lo
 		ch->close();
 	} else {
 		ch->logged_in_ = true;
-		port->count_login();
+		port->logins().count_login();
 		srpt_os_log(SRPT_LOG_INFO, "%s port %u: %s logged in to %s (%u credits%s)\n",
 			    port->dev_name(), port->num(), ch->name(), ch->tpg_->tport()->name(),
 			    ch->rq_size_, ch->imm_data_offset_ ? ", immediate data" : "");
@@ -259,7 +260,7 @@ int Channel::create_resources()
 {
 	ktl::AllocChecker ac;
 	srpt_qp_params p{};
-	u32 sq_size = port_->attrib().srp_sq_size;
+	u32 sq_size = port_->targets().attrib().srp_sq_size;
 	int ret;
 
 	rq_size_ = dev_->recv_queue_depth(false);
@@ -372,7 +373,7 @@ int Channel::open_session_locked()
 	 */
 	/* Under the target mutex: an rmdir of the target port waits for us. */
 	auto try_tport = [&](srpt_port_id_kind kind, auto try_names) {
-		return port_->with_tport(kind, [&](TPort *t) {
+		return port_->targets().with_tport(kind, [&](TPort *t) {
 			return t && t->find_tpg([&](Tpg *tpg) {
 				if (!tpg->enabled())
 					return false;
@@ -430,7 +431,7 @@ bool Channel::close()
 void Channel::disconnect_and_wait(const char *why)
 {
 	{
-		ktl::MutexGuard guard(port_->channel_mutex());
+		ktl::MutexGuard guard(port_->logins().mutex());
 
 		if (disconnect() >= 0)
 			srpt_os_log(SRPT_LOG_INFO, "%s port %u: logging out %s: %s\n", port_->dev_name(),
@@ -537,7 +538,7 @@ void Channel::release_work_fn(void *arg)
 void Channel::logout_work_fn(void *arg)
 {
 	Channel *ch = static_cast<Channel *>(arg);
-	ktl::MutexGuard guard(ch->port_->channel_mutex());
+	ktl::MutexGuard guard(ch->port_->logins().mutex());
 
 	/* Disconnecting may fail once the QP broke: then drain at once. */
 	ch->disconnect();
@@ -566,7 +567,7 @@ void Channel::run_release()
 	 * a device removal or a use_srq switch waits for the listed channels
 	 * and then destroys the SRQ (and the device).
 	 */
-	port_->remove_channel(this);
+	port_->logins().remove_channel(this);
 	srpt_os_channel_free(os_);
 	os_ = nullptr;
 	srpt_os_log(SRPT_LOG_INFO, "%s port %u: %s logged out\n", port_->dev_name(), port_->num(),

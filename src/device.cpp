@@ -136,8 +136,11 @@ void Device::remove()
 	registry_remove(this);
 	for (u32 i = 1; i <= attrs_.port_count; i++)
 		port(i)->stop();
-	for (u32 i = 1; i <= attrs_.port_count; i++)
-		port(i)->release_channels();
+	/* srpt_release_sport: no more logins, every channel gone. */
+	for (u32 i = 1; i <= attrs_.port_count; i++) {
+		port(i)->logins().block();	/* for good: the device goes */
+		port(i)->logins().close_channels(nullptr, "the RDMA device is going away");
+	}
 	{
 		ktl::MutexGuard guard(srq_mutex_);
 		if (srq_users_)

@@ -161,7 +161,7 @@ extern "C" srpt_size_t srpt_core_mad_recv(struct srpt_port *h, const void *req,
 
 	if (!dev)
 		return 0;
-	const PortAttrib attrib = port->attrib();
+	const PortAttrib attrib = port->targets().attrib();
 	id.service_guid = service_guid();
 	id.vendor_id = dev->attrs().vendor_id;
 	id.vendor_part_id = dev->attrs().vendor_part_id;

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Target ports: refresh (srpt_refresh_port), async events, and the
- * orderly stop and detach when the device goes away.
+ * RDMA ports: refresh (srpt_refresh_port), async events, use_srq
+ * switches, and the orderly stop and detach when the device goes away.
  */
 #include <ktl/errno.h>
 #include <srpt/device.h>
@@ -11,13 +11,11 @@
 
 namespace srpt {
 Port::Port(Device *dev, srpt_os_device *os, const char *dev_name, u32 num)
-	: device_(dev), os_(os), num_(num)
+	: device_(dev), os_(os), num_(num), logins_(*this)
 {
 	dev_name_.put(dev_name);
 	KTL_LOCK_INIT(cache_lock_);
 	KTL_LOCK_INIT(dev_mutex_);
-	KTL_LOCK_INIT(target_mutex_);
-	KTL_LOCK_INIT(ch_mutex_);
 	KTL_WORK_INIT(refresh_work_, refresh_work_fn, this);
 	live_inc(Live::kPort);
 }
@@ -25,11 +23,7 @@ Port::Port(Device *dev, srpt_os_device *os, const char *dev_name, u32 num)
 Port::~Port()
 {
 	KTL_WARN_ON(mad_registered_);
-	KTL_WARN_ON(tports_[0] || tports_[1]);
-	KTL_WARN_ON(!nexuses_.empty());
 	dev_mutex_.destroy();
-	target_mutex_.destroy();
-	ch_mutex_.destroy();
 	live_dec(Live::kPort);
 }
 
@@ -182,38 +176,33 @@ bool Port::mad_registered() const
 	return mad_registered_;
 }
 
-int Port::attach_tport(srpt_port_id_kind kind, TPort *tport)
+int Port::set_use_srq(bool use_srq)
 {
-	ktl::MutexGuard guard(target_mutex_);
-	TPort *&slot = tports_[tport_slot(kind)];
+	ktl::MutexGuard dev_guard(dev_mutex_);
+	int ret = 0;
 
-	if (slot)
-		return -ktl::kEEXIST;
-	slot = tport;
-	return 0;
-}
-
-void Port::detach_tport(srpt_port_id_kind kind, TPort *tport)
-{
-	ktl::MutexGuard guard(target_mutex_);
-	TPort *&slot = tports_[tport_slot(kind)];
-
-	if (!KTL_WARN_ON(slot != tport))
-		slot = nullptr;
-}
-
-PortAttrib Port::attrib() const
-{
-	ktl::MutexGuard guard(target_mutex_);
-
-	return attrib_;
-}
-
-void Port::set_attrib(const PortAttrib &a)
-{
-	ktl::MutexGuard guard(target_mutex_);
-
-	attrib_ = a;
+	if (targets_.attrib().use_srq == use_srq)
+		return 0;
+	/* A detached port only remembers the setting. */
+	if (!stopped_) {
+		logins_.block();
+		logins_.close_channels(nullptr, "use_srq changed");
+		Device *dev = device();
+		if (use_srq)
+			ret = dev->srq_get();
+		else
+			dev->srq_put();	/* channels still using it hold it on */
+	}
+	/*
+	 * Only use_srq: other attributes may have been stored meanwhile.
+	 * Before logins resume, so that a login sees the new value when it
+	 * checks (Channel::login).
+	 */
+	if (ret == 0)
+		targets_.update_attrib([use_srq](PortAttrib &x) { x.use_srq = use_srq; });
+	if (!stopped_)
+		logins_.unblock();
+	return ret;
 }
 
 } // namespace srpt

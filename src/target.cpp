@@ -51,7 +51,7 @@ int TPort::create(const char *name, srpt_os_tport *os, TPort **out)
 	if (!ac.check())
 		return -ktl::kENOMEM;
 
-	const int ret = t->port_->attach_tport(t->kind_, t);
+	const int ret = t->port_->targets().attach(t->kind_, t);
 	if (ret) {
 		srpt_os_log(SRPT_LOG_ERR, "%s port %u: target port %s already exists\n",
 			    t->port_->dev_name(), t->port_->num(), t->name());
@@ -68,7 +68,7 @@ void TPort::destroy()
 {
 	/* configfs removes TPG directories before their WWN directory. */
 	KTL_WARN_ON(!tpgs_.empty());
-	port_->detach_tport(kind_, this);
+	port_->targets().detach(kind_, this);
 	srpt_os_log(SRPT_LOG_INFO, "%s port %u: removed target port %s\n", port_->dev_name(),
 		    port_->num(), name());
 	delete this;
@@ -110,7 +110,7 @@ void Tpg::destroy()
 
 int Tpg::enable(bool enable)
 {
-	return tport_->port()->set_tpg_enabled(this, enable);
+	return tport_->port()->logins().set_tpg_enabled(this, enable);
 }
 
 bool Tpg::enabled() const

@@ -34,7 +34,6 @@ namespace srpt {
 class Device;
 class Port;
 class Tpg;
-struct Nexus;
 
 enum class ChState : ktl::u8 {
 	kConnecting,
@@ -60,7 +59,7 @@ public:
 	/*
 	 * srpt_disconnect_ch: DREQ/rdma_disconnect, or close() when that is
 	 * impossible. -kENOTCONN when already disconnecting. Callers hold
-	 * the port's channel mutex or run in a CM callback, so that this
+	 * the port's logins mutex or run in a CM callback, so that this
 	 * never races with accepting the login.
 	 */
 	int disconnect();
@@ -73,7 +72,9 @@ public:
 	const char *name() const { return name_.c_str(); }
 	Port *port() const { return port_.get(); }
 	Tpg *tpg() const { return tpg_; }
-	Nexus *nexus() const { return nexus_; }
+	const LoginRequest &request() const { return req_; }
+	/* The login response went out. */
+	bool logged_in() const { return logged_in_; }
 	srpt_os_channel *os() const { return os_; }
 	const Credits &credits() const { return credits_; }
 	Counters &stats() { return stats_; }
@@ -93,14 +94,12 @@ public:
 	const SendQueue &sendq() const { return sendq_; }
 	u32 max_ti_iu_len() const { return max_ti_iu_len_; }
 
-	ktl::ListNode nexus_node;	/* on nexus_->channels, under the port's channel mutex */
+	ktl::ListNode nexus_node;	/* on its Nexus's list, under the port's logins mutex */
 
 	static int live_count_for_test();
 	~Channel();
 
 private:
-	friend class Port;
-
 	Channel(Device *dev, ktl::RefPtr<Port> port, srpt_os_channel *os, const srpt_login_info &info,
 		const LoginRequest &req);
 
@@ -123,8 +122,7 @@ private:
 	Device *const dev_;
 	ktl::RefPtr<Port> port_;
 	srpt_os_channel *os_;
-	Tpg *tpg_ = nullptr;		/* set under the port's channel mutex */
-	Nexus *nexus_ = nullptr;
+	Tpg *tpg_ = nullptr;		/* set under the port's logins mutex */
 	LoginRequest req_;
 	ktl::StrBuf<64> name_;		/* the initiator, as the transport names it */
 	ktl::StrBuf<40> i_port_name_;	/* "0x" + 32 hex digits of the initiator port id */
@@ -160,19 +158,6 @@ private:
 	srpt_os_work logout_work_;
 	srpt_os_completion released_;
 	ktl::Atomic<bool> release_scheduled_{false};
-};
-
-/* The I_T nexus: the channels between one initiator port and one target port. */
-struct Nexus {
-	Nexus() { live_inc(Live::kNexus); }
-	~Nexus() { live_dec(Live::kNexus); }
-	Nexus(const Nexus &) = delete;
-	Nexus &operator=(const Nexus &) = delete;
-
-	u8 i_port_id[16] = {};
-	u8 t_port_id[16] = {};
-	ktl::List<Channel, &Channel::nexus_node> channels;
-	ktl::ListNode port_node;	/* on the port's nexus list */
 };
 
 } // namespace srpt

@@ -8,10 +8,10 @@
  * A lock further down the list may be taken while holding one above it,
  * never the other way round:
  *
- *   Port::dev_mutex_        refresh, stop/detach, use_srq switches
- *     Port::ch_mutex_       logins, channel lists, TPG enable, logouts
- *       Port::target_mutex_ target ports and attributes of the port
- *         TPort::tpgs_mutex_ the TPGs of a target port
+ *   Port::dev_mutex_          refresh, stop/detach, use_srq switches
+ *     Logins::mutex_          logins, channel lists, TPG enable, logouts
+ *       PortTargets::mutex_   target ports and attributes of the port
+ *         TPort::tpgs_mutex_  the TPGs of a target port
  *       SendQueue::mutex_   a channel's send queue (closing the channel
  *                           stops it); takes no core lock, and LIO is
  *                           never called under it
@@ -27,12 +27,12 @@
  *
  * Waiting for a channel's release (Channel::disconnect_and_wait) happens
  * with no lock held but Port::dev_mutex_: the release work takes
- * Port::ch_mutex_ and Device::srq_mutex_.
+ * Logins::mutex_ and Device::srq_mutex_.
  *
  * Works count as locks too (lockdep takes a work's class while it runs
  * and while someone waits for it): each is initialised with
  * KTL_WORK_INIT() for a class of its own. Channel::logout_work_ takes
- * Port::ch_mutex_, so it is never cancelled under it (a login refused
+ * Logins::mutex_, so it is never cancelled under it (a login refused
  * under the mutex is undone after it); Channel::release_work_ cancels
  * the logout work.
  */

@@ -22,13 +22,14 @@ public:
 
 	[[nodiscard]] int enable(bool enable);
 	bool enabled() const;
+	/* Under the port's logins mutex (Logins::set_tpg_enabled). */
+	void set_enabled_locked(bool enable) { enabled_.store(enable); }
 	TPort *tport() const { return tport_; }
 	srpt_os_tpg *os() const { return os_; }
 
 	ktl::ListNode tport_node;	/* on tport_->tpgs_, under its tpgs_mutex_ */
 
 private:
-	friend class Port;
 	Tpg(TPort *tport, srpt_os_tpg *os);
 	~Tpg();
 

@@ -593,7 +593,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size
 	FUZZ_CHECK(fake::live_cmds() == 0 && fake::live_recvs() == 0, "%zu send contexts, %zu buffers leaked",
 		   fake::live_cmds(), fake::live_recvs());
 	FUZZ_CHECK(fake::live_allocs() == t.allocs, "%ld allocations leaked", fake::live_allocs() - t.allocs);
-	FUZZ_CHECK(srpt::from_handle<srpt::Device>(t.dev->core)->port(1)->channel_count() == 0,
+	FUZZ_CHECK(srpt::from_handle<srpt::Device>(t.dev->core)->port(1)->logins().channel_count() == 0,
 		   "the port still counts a channel");
 	fake::config().on_submit = nullptr;
 	fake::config().on_submit_tmr = nullptr;

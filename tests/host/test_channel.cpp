@@ -100,7 +100,7 @@ TEST_F(Login, RdmaCmLoginResponseQpAndBuffers)
 	EXPECT_EQ(ChState::kConnecting, state(ch));
 	EXPECT_EQ(0, ch.ready_calls);
 	EXPECT_EQ(1, srpt::Channel::live_count_for_test());
-	EXPECT_EQ(1u, port_of(*dev_, 1)->channel_count());
+	EXPECT_EQ(1u, port_of(*dev_, 1)->logins().channel_count());
 	EXPECT_EQ((std::vector<std::string>{"channel_create_qp", "channel_open_session 192.168.122.7",
 					    "channel_accept 52"}),
 		  trace_of({"channel_"}));
@@ -191,7 +191,7 @@ TEST_F(Login, SharedReceiveQueue)
 
 /*
  * The login reads use_srq, takes the SRQ, creates its QP on it, and only
- * then checks again under the channel mutex. A switch in between must
+ * then checks again under the logins mutex. A switch in between must
  * neither destroy the SRQ under the QP nor leave a channel of the old
  * kind: at the login's n-th lock release before that check (the
  * parameter), use_srq goes from 1 to 0 on "another thread".
@@ -266,7 +266,7 @@ TEST_F(Login, RaceUseSrqFlipsWhileLoginsRun)
 
 /*
  * The login looks through the port's target ports (GUID form, then GID
- * form) under the channel mutex; an rmdir of one of them, at the n-th
+ * form) under the logins mutex; an rmdir of one of them, at the n-th
  * lock release inside that section (the parameter), must wait until the
  * login is done with it.
  */
@@ -548,7 +548,7 @@ TEST_F(Login, EveryAllocationFailureRejectsAndLeavesNothing)
 		ASSERT_EQ(1, ch.reject_calls);
 		EXPECT_EQ(0x00010001u, rej_of(ch).reason);
 		expect_nothing_left(ch, allocs);
-		EXPECT_EQ(0u, port_of(*dev_, 1)->channel_count());
+		EXPECT_EQ(0u, port_of(*dev_, 1)->logins().channel_count());
 	}
 	/* The channel, the context array, 4 contexts, the receive ring, the nexus. */
 	EXPECT_EQ(8, failures);
@@ -602,7 +602,7 @@ TEST_F(Login, AFailedLoginResponseClosesTheChannel)
 	EXPECT_EQ(0, srpt::Channel::live_count_for_test());
 	EXPECT_EQ(0u, fake::live_recvs());
 	EXPECT_EQ(0u, fake::live_cmds());
-	EXPECT_EQ(0u, port_of(*dev_, 1)->channel_count());
+	EXPECT_EQ(0u, port_of(*dev_, 1)->logins().channel_count());
 }
 
 /* ---- multichannel ---- */
@@ -640,7 +640,7 @@ TEST_F(Login, SingleLoginOfTheSameNexusTerminatesTheOld)
 	srpt_core_cm_event(first.core, SRPT_CM_DISCONNECTED, 11);
 	fake::run_work();
 	EXPECT_TRUE(first.freed);
-	EXPECT_EQ(3u, port_of(*dev_, 1)->channel_count());
+	EXPECT_EQ(3u, port_of(*dev_, 1)->logins().channel_count());
 }
 
 TEST_F(Login, MultiLoginFirstReportsNoChannels)
@@ -688,7 +688,7 @@ TEST_F(Login, RaceAReloginBetweenTheTwoCriticalSections)
 	fake::run_work();
 	EXPECT_TRUE(first.freed);
 	EXPECT_EQ(1, srpt::Channel::live_count_for_test());
-	EXPECT_EQ(1u, port_of(*dev_, 1)->channel_count());
+	EXPECT_EQ(1u, port_of(*dev_, 1)->logins().channel_count());
 }
 
 TEST_F(Login, RaceTheTpgIsDisabledOnAnotherThreadDuringTheLogin)
@@ -732,7 +732,7 @@ TEST_F(Login, RaceTheTpgIsDisabledOnAnotherThreadDuringTheLogin)
 	EXPECT_EQ(0, srpt::Channel::live_count_for_test());
 	EXPECT_EQ(0u, fake::live_recvs());
 	EXPECT_EQ(0u, fake::live_cmds());
-	EXPECT_EQ(0u, port_of(*dev_, 1)->channel_count());
+	EXPECT_EQ(0u, port_of(*dev_, 1)->logins().channel_count());
 	EXPECT_EQ((std::vector<std::string>{"channel_close_session", "channel_destroy_cm", "cm_reject 32",
 					    "channel_destroy_qp", "channel_free"}),
 		  trace_of({"channel_close", "channel_destroy", "channel_free", "cm_reject"}));
@@ -788,7 +788,7 @@ TEST_F(ChannelStates, ReleaseOrderAndNothingLeft)
 	EXPECT_EQ(0, srpt::Channel::live_count_for_test());
 	EXPECT_EQ(0u, fake::live_recvs());
 	EXPECT_EQ(0u, fake::live_cmds());
-	EXPECT_EQ(0u, port_of(*dev_, 1)->channel_count());
+	EXPECT_EQ(0u, port_of(*dev_, 1)->logins().channel_count());
 	EXPECT_EQ(1, fake::log_count("mlx5_0 port 1: 192.168.122.7 logged out")) << fake::log_text();
 }
 
@@ -1028,14 +1028,14 @@ TEST_F(ChannelStates, TpgDisableLogsOutItsChannelsOnly)
 	on_b.acl = [this](srpt_os_tpg *t, const std::string &) { return t == &os_tpg_b_ ? 0 : -EACCES; };
 	ASSERT_EQ(0, login(on_b, priv(login_req(), SRPT_CM_RDMA)));
 	establish(on_b);
-	EXPECT_EQ(4u, port_of(*dev_, 1)->channel_count());
+	EXPECT_EQ(4u, port_of(*dev_, 1)->logins().channel_count());
 
 	ASSERT_EQ(0, srpt_core_tpg_enable(tpg_, 0));
 	for (srpt_os_channel *ch : on_a)
 		EXPECT_TRUE(ch->freed);
 	EXPECT_FALSE(on_b.freed);
 	EXPECT_EQ(ChState::kLive, state(on_b));
-	EXPECT_EQ(1u, port_of(*dev_, 1)->channel_count());
+	EXPECT_EQ(1u, port_of(*dev_, 1)->logins().channel_count());
 	EXPECT_EQ(3, fake::log_count("its TPG was disabled")) << fake::log_text();
 
 	/* The port still takes logins for the other TPG. */

@@ -279,21 +279,21 @@ TEST_F(Tpgs, EnableDisableDestroy)
 	srpt_tpg *tpg = create_tpg(t);
 	ASSERT_NE(nullptr, tpg);
 
-	EXPECT_FALSE(p->enabled());
+	EXPECT_FALSE(p->logins().enabled());
 	EXPECT_EQ(0, srpt_core_tpg_enable(tpg, 1));
-	EXPECT_TRUE(p->enabled());
+	EXPECT_TRUE(p->logins().enabled());
 	EXPECT_EQ(0, srpt_core_tpg_enable(tpg, 1)) << "enabling twice is fine";
 	EXPECT_EQ(0, srpt_core_tpg_enable(tpg, 0));
-	EXPECT_FALSE(p->enabled()) << "counted once";
+	EXPECT_FALSE(p->logins().enabled()) << "counted once";
 	EXPECT_EQ(0, srpt_core_tpg_enable(tpg, 0));
-	EXPECT_FALSE(p->enabled());
+	EXPECT_FALSE(p->logins().enabled());
 	EXPECT_EQ(0, srpt_core_tpg_enable(tpg, 42));
-	EXPECT_TRUE(p->enabled()) << "any non-zero value enables";
+	EXPECT_TRUE(p->logins().enabled()) << "any non-zero value enables";
 	EXPECT_EQ(1, fake::log_count("target port " + fake::guid_name(d, 1) + " disabled"));
 	EXPECT_EQ(2, fake::log_count("target port " + fake::guid_name(d, 1) + " enabled"));
 
 	destroy_tpg(tpg);
-	EXPECT_FALSE(p->enabled()) << "destroying an enabled TPG disables it";
+	EXPECT_FALSE(p->logins().enabled()) << "destroying an enabled TPG disables it";
 	destroy_tport(t);
 }
 
@@ -313,11 +313,11 @@ TEST_F(Tpgs, PortIsEnabledWhileAnyTpgIs)
 	EXPECT_EQ(0, srpt_core_tpg_enable(b, 1));
 	EXPECT_EQ(0, srpt_core_tpg_enable(c, 1));
 	EXPECT_EQ(0, srpt_core_tpg_enable(a, 0));
-	EXPECT_TRUE(p->enabled());
+	EXPECT_TRUE(p->logins().enabled());
 	destroy_tpg(b);
-	EXPECT_TRUE(p->enabled());
+	EXPECT_TRUE(p->logins().enabled());
 	EXPECT_EQ(0, srpt_core_tpg_enable(c, 0));
-	EXPECT_FALSE(p->enabled());
+	EXPECT_FALSE(p->logins().enabled());
 }
 
 TEST_F(Tpgs, EnableAfterDeviceRemovalWarnsButSucceeds)
@@ -339,7 +339,7 @@ TEST_F(Tpgs, EnableAfterDeviceRemovalWarnsButSucceeds)
 				     SRPT_LOG_WARN));
 	EXPECT_EQ(0, srpt_core_tpg_enable(off, 0));
 	EXPECT_EQ(0, srpt_core_tpg_enable(on, 0)) << "disabling still works";
-	EXPECT_FALSE(p->enabled());
+	EXPECT_FALSE(p->logins().enabled());
 	/* Attributes still read and write. */
 	EXPECT_EQ("65536\n", show(on, SRPT_ATTRIB_MAX_RDMA_SIZE));
 	EXPECT_EQ(6, store(on, SRPT_ATTRIB_MAX_RDMA_SIZE, "131072"));
@@ -472,8 +472,8 @@ TEST_F(Attribs, AttributesBelongToThePort)
 	ASSERT_NE(nullptr, ot);
 	EXPECT_EQ("256\n", show(ot, SRPT_ATTRIB_MAX_RSP_SIZE));
 	EXPECT_EQ("0\n", show(ot, SRPT_ATTRIB_USE_SRQ));
-	EXPECT_EQ(512u, port_of(*d_, 1)->attrib().srp_max_rsp_size);
-	EXPECT_TRUE(port_of(*d_, 1)->attrib().use_srq);
+	EXPECT_EQ(512u, port_of(*d_, 1)->targets().attrib().srp_max_rsp_size);
+	EXPECT_TRUE(port_of(*d_, 1)->targets().attrib().use_srq);
 }
 
 TEST_F(Attribs, ConcurrentStoresOfDifferentAttributesKeepBoth)

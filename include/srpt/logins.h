@@ -1,0 +1,88 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The logins of an RDMA port: its I_T nexuses and their channels, the
+ * multichannel rules, which TPGs admit logins, logging initiators out
+ * (TPG disabled, use_srq switched, device removed) and the port's login
+ * statistics. One mutex guards it all; it is the mutex a login holds
+ * while it decides (see include/srpt/locking.h).
+ */
+#pragma once
+
+#include <ktl/list.h>
+#include <ktl/lock.h>
+#include <ktl/string.h>
+#include <ktl/types.h>
+#include <srpt/channel.h>
+#include <srpt/srp.h>
+#include <srpt/stats.h>
+
+namespace srpt {
+
+class Port;
+class Tpg;
+
+/* The I_T nexus: the channels between one initiator port and one target port. */
+struct Nexus {
+	Nexus() { live_inc(Live::kNexus); }
+	~Nexus() { live_dec(Live::kNexus); }
+	Nexus(const Nexus &) = delete;
+	Nexus &operator=(const Nexus &) = delete;
+
+	u8 i_port_id[16] = {};
+	u8 t_port_id[16] = {};
+	ktl::List<Channel, &Channel::nexus_node> channels;
+	ktl::ListNode port_node;	/* on Logins::nexuses_ */
+};
+
+class Logins {
+public:
+	explicit Logins(Port &port);
+	~Logins();
+	Logins(const Logins &) = delete;
+	Logins &operator=(const Logins &) = delete;
+
+	/* Serialises logins with TPG enable/disable, session closes and channel list changes. */
+	ktl::Mutex &mutex() { return mutex_; }
+	/* Whether a login may proceed now; under mutex(). */
+	bool accepting_locked() const;
+	/* Adds @ch to its I_T nexus (multichannel rules); under mutex(). */
+	[[nodiscard]] int add_channel_locked(Channel *ch, bool multichannel, u8 *rsp_flags);
+	/* A released channel leaves; its counts join the port's totals. */
+	void remove_channel(Channel *ch);
+
+	/* Enables or disables @tpg; disabling logs its initiators out first. */
+	[[nodiscard]] int set_tpg_enabled(Tpg *tpg, bool enable);
+	/* Logs out every channel (of @tpg, or all) and waits until released. */
+	void close_channels(const Tpg *tpg, const char *why);
+	/* No logins from now on until unblock(); for good when the device goes. */
+	void block();
+	void unblock();
+	u32 channel_count() const;
+	/* Whether a TPG of the port is enabled. */
+	bool enabled() const;
+
+	void count_login() { logins_.fetch_add(1, ktl::MemoryOrder::relaxed); }
+	void count_reject(srp::RejectReason reason);
+	/* The port's statistics, for the target port's configfs file. */
+	void format_stats(ktl::TextBuf &out);
+	/* The statistics of the sessions of @tpg opened as @initiator (a node ACL). */
+	void format_session_stats(const Tpg *tpg, const char *initiator, ktl::TextBuf &out);
+
+private:
+	Nexus *find_nexus_locked(const u8 i_port_id[16], const u8 t_port_id[16]);
+
+	Port &port_;
+	mutable ktl::Mutex mutex_;
+	ktl::List<Nexus, &Nexus::port_node> nexuses_;	/* guarded by mutex_ */
+	u32 enabled_tpgs_ = 0;			/* guarded by mutex_ */
+	u32 channels_ = 0;			/* guarded by mutex_ */
+	u32 blockers_ = 0;			/* guarded by mutex_ */
+
+	ktl::Atomic<u64> logins_{0};
+	ktl::Atomic<u64> logouts_{0};
+	static constexpr int kRejectReasons = 7;
+	ktl::Atomic<u64> rejects_[kRejectReasons];
+	Counters closed_;			/* of the channels that went */
+};
+
+} // namespace srpt

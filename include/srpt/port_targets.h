@@ -1,0 +1,100 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The LIO side of an RDMA port: the target ports that name it (at most
+ * one per name form) and the attributes every TPG of the port shares
+ * (configfs "attrib", stored per port as in the in-tree target). One
+ * mutex guards both.
+ */
+#pragma once
+
+#include <ktl/assert.h>
+#include <ktl/errno.h>
+#include <ktl/lock.h>
+#include <ktl/types.h>
+#include <srpt/abi.h>
+
+namespace srpt {
+
+using ktl::u32;
+
+class TPort;
+
+struct PortAttrib {
+	static constexpr u32 kMinMaxRdmaSize = 65536;
+	static constexpr u32 kMaxMaxRdmaSize = 1u << 24;
+	static constexpr u32 kMinMaxRspSize = 40;	/* SRP_RSP (36) + 4 */
+	static constexpr u32 kMaxMaxRspSize = 1024;
+	static constexpr u32 kMinSqSize = 4;
+	static constexpr u32 kMaxSqSize = 65535;
+
+	u32 srp_max_rdma_size = 65536;
+	u32 srp_max_rsp_size = 256;
+	u32 srp_sq_size = 4096;
+	bool use_srq = false;
+};
+
+class PortTargets {
+public:
+	PortTargets() { KTL_LOCK_INIT(mutex_); }
+	~PortTargets()
+	{
+		KTL_WARN_ON(tports_[0] || tports_[1]);
+		mutex_.destroy();
+	}
+	PortTargets(const PortTargets &) = delete;
+	PortTargets &operator=(const PortTargets &) = delete;
+
+	/* -kEEXIST when a target port of that name form exists. */
+	[[nodiscard]] int attach(srpt_port_id_kind kind, TPort *tport)
+	{
+		ktl::MutexGuard guard(mutex_);
+		TPort *&s = tports_[slot(kind)];
+
+		if (s)
+			return -ktl::kEEXIST;
+		s = tport;
+		return 0;
+	}
+	void detach(srpt_port_id_kind kind, TPort *tport)
+	{
+		ktl::MutexGuard guard(mutex_);
+		TPort *&s = tports_[slot(kind)];
+
+		if (!KTL_WARN_ON(s != tport))
+			s = nullptr;
+	}
+	/*
+	 * @fn(the target port of @kind, or nullptr) under the mutex, so that
+	 * the target port cannot go (rmdir) while @fn uses it.
+	 */
+	template <typename Fn> bool with_tport(srpt_port_id_kind kind, Fn fn)
+	{
+		ktl::MutexGuard guard(mutex_);
+		return fn(tports_[slot(kind)]);
+	}
+
+	PortAttrib attrib() const
+	{
+		ktl::MutexGuard guard(mutex_);
+		return attrib_;
+	}
+	/*
+	 * Read-modify-write of the attributes in one critical section, so
+	 * that concurrent stores of different attributes (configfs serialises
+	 * only per file) are all kept.
+	 */
+	template <typename Fn> void update_attrib(Fn fn)
+	{
+		ktl::MutexGuard guard(mutex_);
+		fn(attrib_);
+	}
+
+private:
+	static int slot(srpt_port_id_kind kind) { return kind == SRPT_PORT_ID_GUID ? 0 : 1; }
+
+	mutable ktl::Mutex mutex_;
+	TPort *tports_[2] = {};		/* guarded by mutex_ */
+	PortAttrib attrib_;		/* guarded by mutex_ */
+};
+
+} // namespace srpt

@@ -1,0 +1,295 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The logins of an RDMA port: I_T nexus bookkeeping, multichannel login
+ * rules, TPG enable/disable, logging initiators out when a TPG, the port
+ * or the device goes away (srpt_release_sport), and the port's login
+ * statistics.
+ */
+#include <ktl/errno.h>
+#include <ktl/new.h>
+#include <srpt/channel.h>
+#include <srpt/handles.h>
+#include <srpt/logins.h>
+#include <srpt/port.h>
+#include <srpt/target.h>
+
+namespace srpt {
+
+Logins::Logins(Port &port) : port_(port)
+{
+	KTL_LOCK_INIT(mutex_);
+}
+
+Logins::~Logins()
+{
+	KTL_WARN_ON(!nexuses_.empty());
+	mutex_.destroy();
+}
+
+int Logins::set_tpg_enabled(Tpg *tpg, bool enable)
+{
+	{
+		ktl::MutexGuard guard(mutex_);
+
+		if (tpg->enabled() == enable)
+			return 0;
+		/*
+		 * Not an error: targetcli enables every TPG it shows, and
+		 * would fail every command over one orphaned target port.
+		 */
+		if (enable && !port_.device())
+			srpt_os_log(SRPT_LOG_WARN,
+				    "%s port %u: %s enabled, but its RDMA device is gone: no initiator can log in to it\n",
+				    port_.dev_name(), port_.num(), tpg->tport()->name());
+		tpg->set_enabled_locked(enable);
+		if (enable)
+			enabled_tpgs_++;
+		else
+			enabled_tpgs_--;
+	}
+	srpt_os_log(SRPT_LOG_INFO, "%s port %u: target port %s %s\n", port_.dev_name(), port_.num(),
+		    tpg->tport()->name(), enable ? "enabled" : "disabled");
+	/* No login can pick the TPG any more: log out those that did. */
+	if (!enable)
+		close_channels(tpg, "its TPG was disabled");
+	return 0;
+}
+
+bool Logins::accepting_locked() const
+{
+	return enabled_tpgs_ > 0 && blockers_ == 0 && port_.device();
+}
+
+bool Logins::enabled() const
+{
+	ktl::MutexGuard guard(mutex_);
+
+	return enabled_tpgs_ > 0;
+}
+
+u32 Logins::channel_count() const
+{
+	ktl::MutexGuard guard(mutex_);
+
+	return channels_;
+}
+
+Nexus *Logins::find_nexus_locked(const u8 i_port_id[16], const u8 t_port_id[16])
+{
+	for (Nexus *n : nexuses_) {
+		if (__builtin_memcmp(n->i_port_id, i_port_id, 16) == 0 &&
+		    __builtin_memcmp(n->t_port_id, t_port_id, 16) == 0)
+			return n;
+	}
+	return nullptr;
+}
+
+int Logins::add_channel_locked(Channel *ch, bool multichannel, u8 *rsp_flags)
+{
+	const LoginRequest &req = ch->request();
+	Nexus *nexus = find_nexus_locked(req.initiator_port_id, req.target_port_id);
+
+	if (!nexus) {
+		ktl::AllocChecker ac;
+
+		nexus = new (&ac) Nexus;
+		if (!ac.check())
+			return -ktl::kENOMEM;
+		__builtin_memcpy(nexus->i_port_id, req.initiator_port_id, 16);
+		__builtin_memcpy(nexus->t_port_id, req.target_port_id, 16);
+		nexuses_.push_back(nexus);
+	}
+
+	u8 flags = srp::kLoginRspMultiChanNoChannels;
+	for (Channel *other : nexus->channels) {
+		if (multichannel) {
+			flags = srp::kLoginRspMultiChanMaintained;
+			continue;
+		}
+		if (other->disconnect() >= 0) {
+			srpt_os_log(SRPT_LOG_INFO, "%s port %u: %s logged in again: closing its channel %s\n",
+				    port_.dev_name(), port_.num(), ch->name(), other->name());
+			flags = srp::kLoginRspMultiChanTerminated;
+		}
+	}
+	/* The list's reference, dropped at the end of the release work. */
+	ch->add_ref();
+	nexus->channels.push_back(ch);
+	channels_++;
+	*rsp_flags = flags;
+	return 0;
+}
+
+void Logins::remove_channel(Channel *ch)
+{
+	ktl::MutexGuard guard(mutex_);
+	const LoginRequest &req = ch->request();
+	Nexus *nexus = find_nexus_locked(req.initiator_port_id, req.target_port_id);
+
+	if (KTL_WARN_ON(!nexus || !ch->nexus_node.linked()))
+		return;
+	nexus->channels.erase(ch);
+	channels_--;
+	/* Under the mutex: a reader sums the totals and the listed channels. */
+	ch->stats().fold_into(closed_);
+	if (ch->logged_in())
+		logouts_.fetch_add(1, ktl::MemoryOrder::relaxed);
+	if (nexus->channels.empty()) {
+		nexuses_.erase(nexus);
+		delete nexus;
+	}
+}
+
+void Logins::close_channels(const Tpg *tpg, const char *why)
+{
+	for (;;) {
+		ktl::RefPtr<Channel> victim;
+		{
+			ktl::MutexGuard guard(mutex_);
+
+			for (Nexus *n : nexuses_) {
+				for (Channel *ch : n->channels) {
+					if (!tpg || ch->tpg() == tpg) {
+						victim = ktl::RefPtr<Channel>(ch);
+						break;
+					}
+				}
+				if (victim)
+					break;
+			}
+		}
+		/* A released channel leaves the list; the next one is found. */
+		if (!victim)
+			return;
+		victim->disconnect_and_wait(why);
+	}
+}
+
+void Logins::block()
+{
+	ktl::MutexGuard guard(mutex_);
+
+	blockers_++;
+}
+
+void Logins::unblock()
+{
+	ktl::MutexGuard guard(mutex_);
+
+	blockers_--;
+}
+
+/* ---- statistics ---- */
+
+namespace {
+
+/* By SRP_LOGIN_REJ reason, 0x00010000 + index. */
+constexpr const char *kRejectNames[] = {
+	"rejects_unable_to_establish_channel",
+	"rejects_insufficient_resources",
+	"rejects_it_iu_length",
+	"rejects_unable_to_associate_channel",
+	"rejects_unsupported_descriptor_format",
+	"rejects_multichannel_unsupported",
+	"rejects_channel_limit_reached",
+};
+
+/* Sums the listed channels @match accepts into @total; returns how many. */
+template <typename List, typename Match>
+u64 sum_channels(List &nexuses, Match match, Counters &total, u64 *credits, u64 *depth)
+{
+	u64 n = 0;
+
+	for (Nexus *nexus : nexuses) {
+		for (Channel *ch : nexus->channels) {
+			if (!match(ch))
+				continue;
+			n++;
+			ch->stats().fold_into(total);
+			*credits += static_cast<u64>(ktl::max(ch->credits().req_lim(), 0));
+			*depth += ch->in_flight();
+		}
+	}
+	return n;
+}
+
+void format_live(u64 channels, const Counters &total, u64 credits, u64 depth, ktl::TextBuf &out)
+{
+	out.line("channels", channels);
+	total.format(out);
+	/* Credits the initiators hold, and commands not yet released. */
+	out.line("credits", credits);
+	out.line("queue_depth", depth);
+}
+
+} // namespace
+
+void Logins::count_reject(srp::RejectReason reason)
+{
+	const u32 i = static_cast<u32>(reason) - static_cast<u32>(srp::RejectReason::kUnableEstablishChannel);
+
+	if (!KTL_WARN_ON(i >= kRejectReasons))
+		rejects_[i].fetch_add(1, ktl::MemoryOrder::relaxed);
+}
+
+void Logins::format_stats(ktl::TextBuf &out)
+{
+	u64 rejects = 0;
+
+	for (const auto &r : rejects_)
+		rejects += r.load(ktl::MemoryOrder::relaxed);
+	out.line("logins", logins_.load(ktl::MemoryOrder::relaxed));
+	out.line("logouts", logouts_.load(ktl::MemoryOrder::relaxed));
+	out.line("login_rejects", rejects);
+	for (int i = 0; i < kRejectReasons; i++)
+		out.line(kRejectNames[i], rejects_[i].load(ktl::MemoryOrder::relaxed));
+
+	Counters total;
+	u64 credits = 0, depth = 0, channels;
+	{
+		ktl::MutexGuard guard(mutex_);
+
+		closed_.fold_into(total);
+		channels = sum_channels(nexuses_, [](Channel *) { return true; }, total, &credits,
+					&depth);
+	}
+	format_live(channels, total, credits, depth, out);
+}
+
+void Logins::format_session_stats(const Tpg *tpg, const char *initiator, ktl::TextBuf &out)
+{
+	Counters total;
+	u64 credits = 0, depth = 0, channels;
+	{
+		ktl::MutexGuard guard(mutex_);
+
+		channels = sum_channels(
+			nexuses_,
+			[&](Channel *ch) { return ch->tpg() == tpg && ktl::streq(ch->acl_name(), initiator); },
+			total, &credits, &depth);
+	}
+	format_live(channels, total, credits, depth, out);
+}
+
+} // namespace srpt
+
+using namespace srpt;
+
+extern "C" srpt_ssize_t srpt_core_tport_stats_show(struct srpt_tport *tport, char *page,
+						   srpt_size_t size)
+{
+	ktl::TextBuf out(page, size);
+
+	from_handle<TPort>(tport)->port()->logins().format_stats(out);
+	return static_cast<srpt_ssize_t>(out.size());
+}
+
+extern "C" srpt_ssize_t srpt_core_nacl_stats_show(struct srpt_tpg *h, const char *initiator,
+						  char *page, srpt_size_t size)
+{
+	ktl::TextBuf out(page, size);
+	Tpg *tpg = from_handle<Tpg>(h);
+
+	tpg->tport()->port()->logins().format_session_stats(tpg, initiator, out);
+	return static_cast<srpt_ssize_t>(out.size());
+}
