@@ -11,7 +11,7 @@
 #include <srpt/handles.h>
 #include <srpt/ioctx.h>
 #include <srpt/live.h>
-#include <srpt/port.h>
+#include <srpt/rdma_port.h>
 #include <srpt/target.h>
 
 #include "probe.h"
@@ -20,7 +20,7 @@ using srpt::Channel;
 using srpt::ChState;
 using srpt::CmdState;
 using srpt::from_handle;
-using srpt::Port;
+using srpt::RdmaPort;
 using srpt::to_handle;
 
 namespace {
@@ -66,17 +66,17 @@ public:
 
 extern "C" int srpt_probe_live_ports(void)
 {
-	return Port::live_count_for_test();
+	return RdmaPort::live_count_for_test();
 }
 
 extern "C" int srpt_probe_live_tports(void)
 {
-	return srpt::TPort::live_count_for_test();
+	return srpt::TargetPort::live_count_for_test();
 }
 
 extern "C" void srpt_probe_port_cache(struct srpt_port *port, struct srpt_probe_port_cache *out)
 {
-	const srpt::PortCache c = from_handle<Port>(port)->cache();
+	const srpt::PortCache c = from_handle<RdmaPort>(port)->cache();
 
 	out->lid = c.lid;
 	out->sm_lid = c.sm_lid;
@@ -86,18 +86,18 @@ extern "C" void srpt_probe_port_cache(struct srpt_port *port, struct srpt_probe_
 
 extern "C" int srpt_probe_port_refs(struct srpt_port *port)
 {
-	return from_handle<Port>(port)->ref_count_debug();
+	return from_handle<RdmaPort>(port)->ref_count_debug();
 }
 
 extern "C" int srpt_probe_port_enabled(struct srpt_port *port)
 {
-	return from_handle<Port>(port)->enabled();
+	return from_handle<RdmaPort>(port)->logins().enabled();
 }
 
 extern "C" struct srpt_port *srpt_probe_port_new(void)
 {
 	ktl::AllocChecker ac;
-	Port *p = new (&ac) Port(nullptr, nullptr, "probe", 1);
+	RdmaPort *p = new (&ac) RdmaPort(nullptr, nullptr, "probe", 1);
 
 	if (!ac.check())
 		return nullptr;
@@ -106,7 +106,7 @@ extern "C" struct srpt_port *srpt_probe_port_new(void)
 
 extern "C" srpt_size_t srpt_probe_port_align(void)
 {
-	return alignof(Port);
+	return alignof(RdmaPort);
 }
 
 extern "C" void *srpt_probe_overaligned_new(void)
@@ -193,5 +193,5 @@ extern "C" void srpt_probe_channel_put(struct srpt_channel *ch)
 
 extern "C" srpt_u32 srpt_probe_port_channels(struct srpt_port *port)
 {
-	return from_handle<Port>(port)->channel_count();
+	return from_handle<RdmaPort>(port)->logins().channel_count();
 }

@@ -67,7 +67,7 @@ extern "C" srpt_ssize_t srpt_core_tpg_attrib_store(struct srpt_tpg *h, enum srpt
 {
 	if (a < 0 || a >= SRPT_ATTRIB_COUNT)
 		return -ktl::kEINVAL;
-	Port *port = from_handle<Tpg>(h)->tport()->port();
+	RdmaPort *port = from_handle<Tpg>(h)->tport()->port();
 	const AttribSpec &spec = kSpecs[a];
 	ktl::u64 v;
 	int ret = ktl::parse_u64(ktl::Span<const char>(page, ktl::strnlen(page, count)), 0,

@@ -11,7 +11,7 @@
 #include <srpt/handles.h>
 #include <srpt/live.h>
 #include <srpt/params.h>
-#include <srpt/port.h>
+#include <srpt/rdma_port.h>
 #include <srpt/target.h>
 
 namespace srpt {
@@ -62,7 +62,7 @@ int Channel::live_count_for_test()
 	return live_count(Live::kChannel);
 }
 
-Channel::Channel(Device *dev, ktl::RefPtr<Port> port, srpt_os_channel *os,
+Channel::Channel(Device *dev, ktl::RefPtr<RdmaPort> port, srpt_os_channel *os,
 		 const srpt_login_info &info, const LoginRequest &req)
 	: dev_(dev), port_(ktl::move(port)), os_(os), req_(req),
 	  cm_(static_cast<srpt_cm_kind>(info.cm))
@@ -106,7 +106,7 @@ void Channel::reject(srp::RejectReason reason, const char *why)
 }
 
 /* A login that never became a channel: reject it and tell the shim why. */
-static int reject_login(Port *port, srpt_os_channel *os, const srpt_login_info &info, u64 tag,
+static int reject_login(RdmaPort *port, srpt_os_channel *os, const srpt_login_info &info, u64 tag,
 			srp::RejectReason reason, const char *why, int err)
 {
 	u8 rej[srp::login_rej::kSize];
@@ -125,7 +125,7 @@ int Channel::login(Device *dev, u32 port_num, srpt_os_channel *os, const srpt_lo
 		   Channel **out)
 {
 	using srp::RejectReason;
-	Port *port = dev->port(port_num);
+	RdmaPort *port = dev->port(port_num);
 	LoginRequest req;
 
 	if (!port) {
@@ -152,7 +152,7 @@ int Channel::login(Device *dev, u32 port_num, srpt_os_channel *os, const srpt_lo
 		return reject_login(port, os, info, req.tag, check.reason, check.why, -ktl::kEINVAL);
 
 	ktl::AllocChecker ac;
-	Channel *ch = new (&ac) Channel(dev, ktl::RefPtr<Port>(port), os, info, req);
+	Channel *ch = new (&ac) Channel(dev, ktl::RefPtr<RdmaPort>(port), os, info, req);
 	if (!ac.check())
 		return reject_login(port, os, info, req.tag, RejectReason::kInsufficientResources,
 				    "out of memory", -ktl::kENOMEM);
@@ -373,7 +373,7 @@ int Channel::open_session_locked()
 	 */
 	/* Under the target mutex: an rmdir of the target port waits for us. */
 	auto try_tport = [&](srpt_port_id_kind kind, auto try_names) {
-		return port_->targets().with_tport(kind, [&](TPort *t) {
+		return port_->targets().with_tport(kind, [&](TargetPort *t) {
 			return t && t->find_tpg([&](Tpg *tpg) {
 				if (!tpg->enabled())
 					return false;

@@ -2,7 +2,7 @@
 /*
  * The data path of a channel, in the order a command takes it:
  *   receive (srpt_recv_done, srpt_handle_new_iu) -> parse and allocate
- *   (srpt_handle_cmd) -> transfer (srpt_write_pending,
+ *   (srpt_handle_cmd, srpt_handle_tsk_mgmt) -> transfer (srpt_write_pending,
  *   srpt_rdma_read_done) -> respond (srpt_queue_response) -> recycle
  *   (srpt_send_done, srpt_release_cmd).
  * Transfers and responses go out through the channel's send queue
@@ -255,6 +255,36 @@ bool Channel::handle_cmd(RecvCtx *r, Cmd *c)
 	const bool keep = c->imm_recv == r;
 	srpt_os_cmd_submit(c->os, r->iu + srp::cmd::kCdb);
 	return keep;
+}
+
+/* srpt_handle_tsk_mgmt: LIO answers through queue_tm_rsp. */
+void Channel::handle_tsk_mgmt(RecvCtx *r, Cmd *c)
+{
+	SrpTskMgmt t;
+
+	stats_.add(Stat::kTaskManagement);
+	if (parse_srp_tsk_mgmt(ktl::Bytes(r->iu, r->byte_len), &t)) {
+		stats_.add(Stat::kErrMalformed);
+		/* Too short to carry a tag: there is nobody to answer. */
+		srpt_os_log(SRPT_LOG_ERR | SRPT_LOG_RATELIMITED,
+			    "%s: ignoring a %u-byte SRP_TSK_MGMT\n", name(), r->byte_len);
+		credits_.owe_one();
+		put_cmd(c);
+		return;
+	}
+	c->tag = t.tag;
+	c->sol_not = t.sol_not;
+	c->set_state(CmdState::kMgmt);
+	if (t.tmf == SRPT_TMF_UNSUPPORTED)
+		srpt_os_log(SRPT_LOG_INFO | SRPT_LOG_RATELIMITED,
+			    "%s: task management function %#x is not supported\n", name(), t.function);
+	const int ret = srpt_os_cmd_submit_tmr(c->os, t.lun, t.tmf, t.task_tag, t.tag);
+	if (ret) {
+		srpt_os_log(SRPT_LOG_ERR | SRPT_LOG_RATELIMITED,
+			    "%s: task management function %#x for %#llx failed (%d)\n", name(),
+			    t.function, t.tag, ret);
+		c->respond_local_tmf(srp::kTmfFailed);
+	}
 }
 
 /* ---- transfer and respond: one step at a time, through the send queue ---- */

@@ -34,7 +34,7 @@ Device::~Device()
 	live_dec(Live::kDevice);
 }
 
-Port *Device::port(u32 num) const
+RdmaPort *Device::port(u32 num) const
 {
 	if (num < 1 || num > attrs_.port_count || !ports_)
 		return nullptr;
@@ -52,11 +52,11 @@ int Device::create_ports()
 {
 	ktl::AllocChecker ac;
 
-	ports_ = new (&ac) ktl::RefPtr<Port>[attrs_.port_count];
+	ports_ = new (&ac) ktl::RefPtr<RdmaPort>[attrs_.port_count];
 	if (!ac.check())
 		return -ktl::kENOMEM;
 	for (u32 i = 0; i < attrs_.port_count; i++) {
-		Port *p = new (&ac) Port(this, os_, name(), i + 1);
+		RdmaPort *p = new (&ac) RdmaPort(this, os_, name(), i + 1);
 
 		if (!ac.check())
 			return -ktl::kENOMEM;
@@ -120,7 +120,7 @@ int Device::create(srpt_os_device *os, const srpt_device_info &info, srpt_device
 fail:
 	srpt_os_log(SRPT_LOG_ERR, "%s: adding the device failed (%d)\n", dev->name(), ret);
 	for (u32 i = 1; i <= info.port_count; i++) {
-		if (Port *p = dev->port(i)) {
+		if (RdmaPort *p = dev->port(i)) {
 			p->stop();
 			p->detach();
 		}
@@ -283,7 +283,7 @@ extern "C" void srpt_core_port_event(struct srpt_device *h, srpt_u32 port_num,
 				     enum srpt_port_event ev, int raw_event)
 {
 	Device *dev = from_handle<Device>(h);
-	srpt::Port *port = dev->port(port_num);
+	srpt::RdmaPort *port = dev->port(port_num);
 
 	if (!port) {
 		srpt_os_log(SRPT_LOG_WARN, "%s: async event %d for nonexistent port %u\n",

@@ -10,12 +10,12 @@
 #include <srpt/channel.h>
 #include <srpt/handles.h>
 #include <srpt/logins.h>
-#include <srpt/port.h>
+#include <srpt/rdma_port.h>
 #include <srpt/target.h>
 
 namespace srpt {
 
-Logins::Logins(Port &port) : port_(port)
+Logins::Logins(RdmaPort &port) : port_(port)
 {
 	KTL_LOCK_INIT(mutex_);
 }
@@ -280,7 +280,7 @@ extern "C" srpt_ssize_t srpt_core_tport_stats_show(struct srpt_tport *tport, cha
 {
 	ktl::TextBuf out(page, size);
 
-	from_handle<TPort>(tport)->port()->logins().format_stats(out);
+	from_handle<TargetPort>(tport)->port()->logins().format_stats(out);
 	return static_cast<srpt_ssize_t>(out.size());
 }
 

@@ -154,7 +154,7 @@ using namespace srpt;
 extern "C" srpt_size_t srpt_core_mad_recv(struct srpt_port *h, const void *req,
 					  srpt_size_t req_len, void *rsp, srpt_size_t rsp_len)
 {
-	Port *port = from_handle<Port>(h);
+	RdmaPort *port = from_handle<RdmaPort>(h);
 	/* The agent is unregistered before the port is detached. */
 	Device *dev = port->device();
 	MadIdentity id;

@@ -1,9 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* The device list and port lookup by name (srpt_lookup_port). */
+/*
+ * The device list and port lookup by name (srpt_lookup_port), and the
+ * core's module-lifetime entry points.
+ */
 #include <ktl/list.h>
 #include <ktl/lock.h>
 #include <srpt/handles.h>
 #include <srpt/registry.h>
+#include <srpt/target.h>
 
 namespace srpt {
 namespace {
@@ -12,12 +16,12 @@ namespace {
 constinit ktl::SpinLock g_lock;
 constinit ktl::List<Device, &Device::registry_node> g_devices; /* guarded by g_lock */
 
-} // namespace
-
 void registry_init()
 {
 	KTL_LOCK_INIT(g_lock);
 }
+
+} // namespace
 
 void registry_add(Device *dev)
 {
@@ -51,11 +55,11 @@ PortLookup lookup_port(const char *name)
 	ktl::SpinGuard g(g_lock);
 	for (Device *dev : g_devices) {
 		for (u32 i = 1; i <= dev->attrs().port_count; i++) {
-			Port *port = dev->port(i);
+			RdmaPort *port = dev->port(i);
 			const PortCache c = port->cache();
 
 			if (c.valid && parsed.matches(c.gid)) {
-				result.port = ktl::RefPtr<Port>(port);
+				result.port = ktl::RefPtr<RdmaPort>(port);
 				result.kind = parsed.kind;
 				return result;
 			}
@@ -78,5 +82,18 @@ extern "C" struct port_and_port_id srpt_lookup_port(const char *name)
 extern "C" void srpt_port_put_ref(struct srpt_port *sport)
 {
 	if (sport)
-		ktl::ImportRef(from_handle<Port>(sport)).reset();
+		ktl::ImportRef(from_handle<RdmaPort>(sport)).reset();
+}
+
+extern "C" int srpt_core_init(void)
+{
+	srpt::registry_init();
+	attrib_init();
+	return 0;
+}
+
+extern "C" void srpt_core_exit(void)
+{
+	/* The IB client removed every device before this. */
+	KTL_WARN_ON(!srpt::registry_empty());
 }

@@ -12,7 +12,7 @@
 #include <srpt/target.h>
 
 namespace srpt {
-TPort::TPort(ktl::RefPtr<Port> port, srpt_port_id_kind kind, srpt_os_tport *os)
+TargetPort::TargetPort(ktl::RefPtr<RdmaPort> port, srpt_port_id_kind kind, srpt_os_tport *os)
 	: port_(ktl::move(port)), kind_(kind), os_(os)
 {
 	const PortCache c = port_->cache();
@@ -25,18 +25,18 @@ TPort::TPort(ktl::RefPtr<Port> port, srpt_port_id_kind kind, srpt_os_tport *os)
 	live_inc(Live::kTPort);
 }
 
-TPort::~TPort()
+TargetPort::~TargetPort()
 {
 	tpgs_mutex_.destroy();
 	live_dec(Live::kTPort);
 }
 
-int TPort::live_count_for_test()
+int TargetPort::live_count_for_test()
 {
 	return live_count(Live::kTPort);
 }
 
-int TPort::create(const char *name, srpt_os_tport *os, TPort **out)
+int TargetPort::create(const char *name, srpt_os_tport *os, TargetPort **out)
 {
 	PortLookup found = lookup_port(name);
 	ktl::AllocChecker ac;
@@ -47,7 +47,7 @@ int TPort::create(const char *name, srpt_os_tport *os, TPort **out)
 			    name);
 		return -ktl::kEINVAL;
 	}
-	TPort *t = new (&ac) TPort(ktl::move(found.port), found.kind, os);
+	TargetPort *t = new (&ac) TargetPort(ktl::move(found.port), found.kind, os);
 	if (!ac.check())
 		return -ktl::kENOMEM;
 
@@ -64,7 +64,7 @@ int TPort::create(const char *name, srpt_os_tport *os, TPort **out)
 	return 0;
 }
 
-void TPort::destroy()
+void TargetPort::destroy()
 {
 	/* configfs removes TPG directories before their WWN directory. */
 	KTL_WARN_ON(!tpgs_.empty());
@@ -74,7 +74,7 @@ void TPort::destroy()
 	delete this;
 }
 
-Tpg::Tpg(TPort *tport, srpt_os_tpg *os) : tport_(tport), os_(os)
+Tpg::Tpg(TargetPort *tport, srpt_os_tpg *os) : tport_(tport), os_(os)
 {
 	live_inc(Live::kTpg);
 }
@@ -84,7 +84,7 @@ Tpg::~Tpg()
 	live_dec(Live::kTpg);
 }
 
-int Tpg::create(TPort *tport, srpt_os_tpg *os, Tpg **out)
+int Tpg::create(TargetPort *tport, srpt_os_tpg *os, Tpg **out)
 {
 	ktl::AllocChecker ac;
 	Tpg *tpg = new (&ac) Tpg(tport, os);
@@ -125,8 +125,8 @@ using namespace srpt;
 extern "C" int srpt_core_tport_create(const char *name, struct srpt_os_tport *os,
 				      struct srpt_tport **out)
 {
-	TPort *t;
-	const int ret = TPort::create(name, os, &t);
+	TargetPort *t;
+	const int ret = TargetPort::create(name, os, &t);
 
 	if (ret == 0)
 		*out = to_handle<srpt_tport>(t);
@@ -135,19 +135,19 @@ extern "C" int srpt_core_tport_create(const char *name, struct srpt_os_tport *os
 
 extern "C" void srpt_core_tport_destroy(struct srpt_tport *tport)
 {
-	from_handle<TPort>(tport)->destroy();
+	from_handle<TargetPort>(tport)->destroy();
 }
 
 extern "C" const char *srpt_core_tport_name(struct srpt_tport *tport)
 {
-	return from_handle<TPort>(tport)->name();
+	return from_handle<TargetPort>(tport)->name();
 }
 
 extern "C" int srpt_core_tpg_create(struct srpt_tport *tport, const char *name,
 				    struct srpt_os_tpg *os, struct srpt_tpg **out)
 {
 	Tpg *tpg;
-	const int ret = Tpg::create(from_handle<TPort>(tport), os, &tpg);
+	const int ret = Tpg::create(from_handle<TargetPort>(tport), os, &tpg);
 
 	if (ret == 0)
 		*out = to_handle<srpt_tpg>(tpg);

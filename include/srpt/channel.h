@@ -32,7 +32,7 @@
 namespace srpt {
 
 class Device;
-class Port;
+class RdmaPort;
 class Tpg;
 
 enum class ChState : ktl::u8 {
@@ -70,7 +70,7 @@ public:
 
 	ChState state() const { return static_cast<ChState>(state_.load()); }
 	const char *name() const { return name_.c_str(); }
-	Port *port() const { return port_.get(); }
+	RdmaPort *port() const { return port_.get(); }
 	Tpg *tpg() const { return tpg_; }
 	const LoginRequest &request() const { return req_; }
 	/* The login response went out. */
@@ -100,7 +100,7 @@ public:
 	~Channel();
 
 private:
-	Channel(Device *dev, ktl::RefPtr<Port> port, srpt_os_channel *os, const srpt_login_info &info,
+	Channel(Device *dev, ktl::RefPtr<RdmaPort> port, srpt_os_channel *os, const srpt_login_info &info,
 		const LoginRequest &req);
 
 	[[nodiscard]] bool set_state(ChState s);
@@ -120,7 +120,7 @@ private:
 	void handle_tsk_mgmt(RecvCtx *r, Cmd *c);
 
 	Device *const dev_;
-	ktl::RefPtr<Port> port_;
+	ktl::RefPtr<RdmaPort> port_;
 	srpt_os_channel *os_;
 	Tpg *tpg_ = nullptr;		/* set under the port's logins mutex */
 	LoginRequest req_;

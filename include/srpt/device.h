@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * An RDMA device as the core sees it: identity attributes and one Port
+ * An RDMA device as the core sees it: identity attributes and one RdmaPort
  * per physical port. Owned by the shim's IB client between
  * srpt_core_device_add() and srpt_core_device_remove().
  */
@@ -12,7 +12,7 @@
 #include <ktl/lock.h>
 #include <srpt/abi.h>
 #include <srpt/ioctx.h>
-#include <srpt/port.h>
+#include <srpt/rdma_port.h>
 
 namespace srpt {
 
@@ -57,7 +57,7 @@ public:
 	u32 recv_queue_depth(bool use_srq) const;
 
 	/* 1-based; nullptr when out of range. */
-	Port *port(u32 num) const;
+	RdmaPort *port(u32 num) const;
 
 	/*
 	 * The shared receive queue, created for the first port that sets
@@ -81,7 +81,7 @@ private:
 
 	srpt_os_device *const os_;
 	DeviceAttrs attrs_;
-	ktl::RefPtr<Port> *ports_ = nullptr;	/* attrs_.port_count entries */
+	ktl::RefPtr<RdmaPort> *ports_ = nullptr;	/* attrs_.port_count entries */
 
 	ktl::Mutex srq_mutex_;
 	u32 srq_users_ = 0;			/* guarded by srq_mutex_ */

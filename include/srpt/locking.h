@@ -8,10 +8,10 @@
  * A lock further down the list may be taken while holding one above it,
  * never the other way round:
  *
- *   Port::dev_mutex_          refresh, stop/detach, use_srq switches
+ *   RdmaPort::dev_mutex_          refresh, stop/detach, use_srq switches
  *     Logins::mutex_          logins, channel lists, TPG enable, logouts
  *       PortTargets::mutex_   target ports and attributes of the port
- *         TPort::tpgs_mutex_  the TPGs of a target port
+ *         TargetPort::tpgs_mutex_  the TPGs of a target port
  *       SendQueue::mutex_   a channel's send queue (closing the channel
  *                           stops it); takes no core lock, and LIO is
  *                           never called under it
@@ -22,11 +22,11 @@
  * Spinlocks are leaves, taken with interrupts disabled and nothing that
  * sleeps inside:
  *
- *   g_lock (registry.cpp) -> Port::cache_lock_
+ *   g_lock (registry.cpp) -> RdmaPort::cache_lock_
  *   Channel::free_lock_
  *
  * Waiting for a channel's release (Channel::disconnect_and_wait) happens
- * with no lock held but Port::dev_mutex_: the release work takes
+ * with no lock held but RdmaPort::dev_mutex_: the release work takes
  * Logins::mutex_ and Device::srq_mutex_.
  *
  * Works count as locks too (lockdep takes a work's class while it runs

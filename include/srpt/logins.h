@@ -18,7 +18,7 @@
 
 namespace srpt {
 
-class Port;
+class RdmaPort;
 class Tpg;
 
 /* The I_T nexus: the channels between one initiator port and one target port. */
@@ -36,7 +36,7 @@ struct Nexus {
 
 class Logins {
 public:
-	explicit Logins(Port &port);
+	explicit Logins(RdmaPort &port);
 	~Logins();
 	Logins(const Logins &) = delete;
 	Logins &operator=(const Logins &) = delete;
@@ -71,7 +71,7 @@ public:
 private:
 	Nexus *find_nexus_locked(const u8 i_port_id[16], const u8 t_port_id[16]);
 
-	Port &port_;
+	RdmaPort &port_;
 	mutable ktl::Mutex mutex_;
 	ktl::List<Nexus, &Nexus::port_node> nexuses_;	/* guarded by mutex_ */
 	u32 enabled_tpgs_ = 0;			/* guarded by mutex_ */

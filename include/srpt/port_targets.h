@@ -17,7 +17,7 @@ namespace srpt {
 
 using ktl::u32;
 
-class TPort;
+class TargetPort;
 
 struct PortAttrib {
 	static constexpr u32 kMinMaxRdmaSize = 65536;
@@ -45,20 +45,20 @@ public:
 	PortTargets &operator=(const PortTargets &) = delete;
 
 	/* -kEEXIST when a target port of that name form exists. */
-	[[nodiscard]] int attach(srpt_port_id_kind kind, TPort *tport)
+	[[nodiscard]] int attach(srpt_port_id_kind kind, TargetPort *tport)
 	{
 		ktl::MutexGuard guard(mutex_);
-		TPort *&s = tports_[slot(kind)];
+		TargetPort *&s = tports_[slot(kind)];
 
 		if (s)
 			return -ktl::kEEXIST;
 		s = tport;
 		return 0;
 	}
-	void detach(srpt_port_id_kind kind, TPort *tport)
+	void detach(srpt_port_id_kind kind, TargetPort *tport)
 	{
 		ktl::MutexGuard guard(mutex_);
-		TPort *&s = tports_[slot(kind)];
+		TargetPort *&s = tports_[slot(kind)];
 
 		if (!KTL_WARN_ON(s != tport))
 			s = nullptr;
@@ -93,7 +93,7 @@ private:
 	static int slot(srpt_port_id_kind kind) { return kind == SRPT_PORT_ID_GUID ? 0 : 1; }
 
 	mutable ktl::Mutex mutex_;
-	TPort *tports_[2] = {};		/* guarded by mutex_ */
+	TargetPort *tports_[2] = {};		/* guarded by mutex_ */
 	PortAttrib attrib_;		/* guarded by mutex_ */
 };
 

@@ -8,43 +8,43 @@
 #include <ktl/list.h>
 #include <ktl/refptr.h>
 #include <srpt/abi.h>
-#include <srpt/port.h>
+#include <srpt/rdma_port.h>
 #include <srpt/port_name.h>
 
 namespace srpt {
 
-class TPort;
+class TargetPort;
 
 class Tpg {
 public:
-	[[nodiscard]] static int create(TPort *tport, srpt_os_tpg *os, Tpg **out);
+	[[nodiscard]] static int create(TargetPort *tport, srpt_os_tpg *os, Tpg **out);
 	void destroy();
 
 	[[nodiscard]] int enable(bool enable);
 	bool enabled() const;
 	/* Under the port's logins mutex (Logins::set_tpg_enabled). */
 	void set_enabled_locked(bool enable) { enabled_.store(enable); }
-	TPort *tport() const { return tport_; }
+	TargetPort *tport() const { return tport_; }
 	srpt_os_tpg *os() const { return os_; }
 
 	ktl::ListNode tport_node;	/* on tport_->tpgs_, under its tpgs_mutex_ */
 
 private:
-	Tpg(TPort *tport, srpt_os_tpg *os);
+	Tpg(TargetPort *tport, srpt_os_tpg *os);
 	~Tpg();
 
-	TPort *const tport_;
+	TargetPort *const tport_;
 	srpt_os_tpg *const os_;
 	ktl::Atomic<bool> enabled_{false};
 };
 
-class TPort {
+class TargetPort {
 public:
-	[[nodiscard]] static int create(const char *name, srpt_os_tport *os, TPort **out);
+	[[nodiscard]] static int create(const char *name, srpt_os_tport *os, TargetPort **out);
 	void destroy();
 
 	const char *name() const { return name_.c_str(); }
-	Port *port() const { return port_.get(); }
+	RdmaPort *port() const { return port_.get(); }
 	srpt_port_id_kind kind() const { return kind_; }
 	srpt_os_tport *os() const { return os_; }
 
@@ -63,10 +63,10 @@ public:
 
 private:
 	friend class Tpg;
-	TPort(ktl::RefPtr<Port> port, srpt_port_id_kind kind, srpt_os_tport *os);
-	~TPort();
+	TargetPort(ktl::RefPtr<RdmaPort> port, srpt_port_id_kind kind, srpt_os_tport *os);
+	~TargetPort();
 
-	ktl::RefPtr<Port> port_;
+	ktl::RefPtr<RdmaPort> port_;
 	const srpt_port_id_kind kind_;
 	srpt_os_tport *const os_;
 	GidName name_;

@@ -325,7 +325,7 @@ void check_stores(const std::string &s, std::uint8_t sel)
 void check_lookup(const std::string &s)
 {
 	Lio &l = lio();
-	srpt::Port *p = srpt::from_handle<srpt::Device>(l.dev->core)->port(1);
+	srpt::RdmaPort *p = srpt::from_handle<srpt::Device>(l.dev->core)->port(1);
 	const int refs = p->ref_count_debug();
 	const port_and_port_id r = srpt_lookup_port(s.c_str());
 

@@ -52,8 +52,8 @@ void CoreTest::TearDown()
 	const auto violations = fake::take_violations();
 	EXPECT_TRUE(violations.empty()) << "kernel rules broken:" << join(violations);
 
-	EXPECT_EQ(0, srpt::Port::live_count_for_test()) << "ports leaked";
-	EXPECT_EQ(0, srpt::TPort::live_count_for_test()) << "target ports leaked";
+	EXPECT_EQ(0, srpt::RdmaPort::live_count_for_test()) << "ports leaked";
+	EXPECT_EQ(0, srpt::TargetPort::live_count_for_test()) << "target ports leaked";
 	EXPECT_TRUE(srpt::registry_empty()) << "a device is still registered";
 	EXPECT_EQ(0, fake::live_allocs()) << "allocations leaked (" << fake::live_bytes()
 					  << " bytes)";
@@ -109,7 +109,7 @@ void CoreTest::remove_device(fake::Device &d)
 	fake::remove(d);
 }
 
-srpt::Port *CoreTest::port_of(fake::Device &d, unsigned num)
+srpt::RdmaPort *CoreTest::port_of(fake::Device &d, unsigned num)
 {
 	if (!d.core)
 		return nullptr;

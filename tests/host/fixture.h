@@ -17,7 +17,7 @@
 #include <srpt/device.h>
 #include <srpt/handles.h>
 #include <srpt/params.h>
-#include <srpt/port.h>
+#include <srpt/rdma_port.h>
 
 #include <cstdint>
 #include <cstring>
@@ -46,10 +46,10 @@ protected:
 				 std::uint64_t node_guid = 0x0002c90300a1b2c0ull);
 	void remove_device(fake::Device &d);
 
-	/* The core's Port of an added device. */
-	static srpt::Port *port_of(fake::Device &d, unsigned num);
-	static int refs(srpt_port *p) { return srpt::from_handle<srpt::Port>(p)->ref_count_debug(); }
-	static int refs(srpt::Port *p) { return p->ref_count_debug(); }
+	/* The core's RdmaPort of an added device. */
+	static srpt::RdmaPort *port_of(fake::Device &d, unsigned num);
+	static int refs(srpt_port *p) { return srpt::from_handle<srpt::RdmaPort>(p)->ref_count_debug(); }
+	static int refs(srpt::RdmaPort *p) { return p->ref_count_debug(); }
 
 	/* srpt_core_tport_create; the tport is tracked (nullptr on failure). */
 	srpt_tport *create_tport(const std::string &name, int *err = nullptr);

@@ -14,7 +14,7 @@ using Devices = CoreTest;
 
 namespace {
 
-srpt_port *handle(srpt::Port *p)
+srpt_port *handle(srpt::RdmaPort *p)
 {
 	return srpt::to_handle<srpt_port>(p);
 }
@@ -55,7 +55,7 @@ TEST_F(Devices, AddRefreshesEveryPortThenStartsEvents)
 
 	for (unsigned n = 1; n <= 2; n++) {
 		SCOPED_TRACE("port " + std::to_string(n));
-		srpt::Port *p = port_of(d, n);
+		srpt::RdmaPort *p = port_of(d, n);
 		ASSERT_NE(nullptr, p);
 		EXPECT_EQ(n, p->num());
 		EXPECT_STREQ("mlx5_0", p->dev_name());
@@ -124,7 +124,7 @@ TEST_F(Devices, EventsStartOnlyOnceEveryPortIsFindableAndTheHandleIsSet)
 TEST_F(Devices, RefreshIsIdempotentAndUpdatesTheCache)
 {
 	fake::Device &d = add_device("mlx5_0", 1, 0x0002c90300a1b2c0ull);
-	srpt::Port *p = port_of(d, 1);
+	srpt::RdmaPort *p = port_of(d, 1);
 	ASSERT_NE(nullptr, p);
 	const std::string old_guid = fake::guid_name(d, 1);
 	fake::take_trace();
@@ -238,7 +238,7 @@ TEST_F(Devices, QueryFailureFailsTheAddAndLeavesNothing)
 			EXPECT_FALSE(d.port(n).devmgmt) << "port " << n;
 		}
 		EXPECT_EQ(0, d.events_start_calls);
-		EXPECT_EQ(0, srpt::Port::live_count_for_test());
+		EXPECT_EQ(0, srpt::RdmaPort::live_count_for_test());
 		EXPECT_EQ(0, fake::live_allocs());
 		EXPECT_TRUE(srpt::registry_empty());
 		d.port(bad).query_error = 0;
@@ -434,7 +434,7 @@ TEST_F(Devices, RefreshOfADetachedPortIsENODEV)
 	ASSERT_NE(nullptr, r.sport);
 	remove_device(d);
 	EXPECT_EQ(-ktl::kENODEV, srpt_refresh_port(r.sport));
-	EXPECT_EQ(nullptr, srpt::from_handle<srpt::Port>(r.sport)->device());
+	EXPECT_EQ(nullptr, srpt::from_handle<srpt::RdmaPort>(r.sport)->device());
 	EXPECT_EQ(1, d.port(1).query_calls) << "no callout after removal";
 	srpt_port_put_ref(r.sport);
 }
@@ -467,7 +467,7 @@ TEST_F(Devices, AllocationFailureAtEveryStepLeavesNothing)
 			EXPECT_FALSE(d.port(n).agent);
 			EXPECT_FALSE(d.port(n).devmgmt);
 		}
-		EXPECT_EQ(0, srpt::Port::live_count_for_test());
+		EXPECT_EQ(0, srpt::RdmaPort::live_count_for_test());
 		EXPECT_EQ(0, fake::live_allocs());
 		EXPECT_TRUE(srpt::registry_empty());
 		EXPECT_FALSE(findable(fake::guid_name(d, 1)));
@@ -507,7 +507,7 @@ TEST_F(Devices, SixtyFourPortsAreFine)
 	fake::Device &d = add_device("big0", 64, 0x0002c90300000000ull);
 	EXPECT_NE(nullptr, port_of(d, 64));
 	EXPECT_TRUE(findable(fake::guid_name(d, 64)));
-	EXPECT_EQ(64, srpt::Port::live_count_for_test());
+	EXPECT_EQ(64, srpt::RdmaPort::live_count_for_test());
 }
 
 TEST_F(Devices, TwoDevicesAreFoundIndependently)

@@ -7,10 +7,10 @@
 #include <srpt/device.h>
 #include <srpt/handles.h>
 #include <srpt/live.h>
-#include <srpt/port.h>
+#include <srpt/rdma_port.h>
 
 namespace srpt {
-Port::Port(Device *dev, srpt_os_device *os, const char *dev_name, u32 num)
+RdmaPort::RdmaPort(Device *dev, srpt_os_device *os, const char *dev_name, u32 num)
 	: device_(dev), os_(os), num_(num), logins_(*this)
 {
 	dev_name_.put(dev_name);
@@ -20,19 +20,19 @@ Port::Port(Device *dev, srpt_os_device *os, const char *dev_name, u32 num)
 	live_inc(Live::kPort);
 }
 
-Port::~Port()
+RdmaPort::~RdmaPort()
 {
 	KTL_WARN_ON(mad_registered_);
 	dev_mutex_.destroy();
 	live_dec(Live::kPort);
 }
 
-int Port::live_count_for_test()
+int RdmaPort::live_count_for_test()
 {
 	return live_count(Live::kPort);
 }
 
-void Port::log(int level, const char *what, int err) const
+void RdmaPort::log(int level, const char *what, int err) const
 {
 	if (err)
 		srpt_os_log(level, "%s port %u: %s (%d)\n", dev_name(), num_, what, err);
@@ -40,7 +40,7 @@ void Port::log(int level, const char *what, int err) const
 		srpt_os_log(level, "%s port %u: %s\n", dev_name(), num_, what);
 }
 
-int Port::refresh()
+int RdmaPort::refresh()
 {
 	ktl::MutexGuard guard(dev_mutex_);
 	srpt_port_attr attr{};
@@ -101,15 +101,15 @@ int Port::refresh()
 	return 0;
 }
 
-void Port::refresh_work_fn(void *arg)
+void RdmaPort::refresh_work_fn(void *arg)
 {
-	Port *port = static_cast<Port *>(arg);
+	RdmaPort *port = static_cast<RdmaPort *>(arg);
 
 	/* Errors are logged by refresh(); a stopped port is not an error. */
 	(void)port->refresh();
 }
 
-void Port::on_event(srpt_port_event ev, int raw_event)
+void RdmaPort::on_event(srpt_port_event ev, int raw_event)
 {
 	switch (ev) {
 	case SRPT_EVENT_PORT_ERR: {
@@ -135,7 +135,7 @@ void Port::on_event(srpt_port_event ev, int raw_event)
 	}
 }
 
-void Port::stop()
+void RdmaPort::stop()
 {
 	{
 		ktl::MutexGuard guard(dev_mutex_);
@@ -153,7 +153,7 @@ void Port::stop()
 	mad_registered_ = false;
 }
 
-void Port::detach()
+void RdmaPort::detach()
 {
 	ktl::MutexGuard guard(dev_mutex_);
 
@@ -162,21 +162,21 @@ void Port::detach()
 	os_ = nullptr;
 }
 
-PortCache Port::cache() const
+PortCache RdmaPort::cache() const
 {
 	ktl::SpinGuard g(cache_lock_);
 
 	return cache_;
 }
 
-bool Port::mad_registered() const
+bool RdmaPort::mad_registered() const
 {
 	ktl::MutexGuard guard(dev_mutex_);
 
 	return mad_registered_;
 }
 
-int Port::set_use_srq(bool use_srq)
+int RdmaPort::set_use_srq(bool use_srq)
 {
 	ktl::MutexGuard dev_guard(dev_mutex_);
 	int ret = 0;
@@ -207,10 +207,10 @@ int Port::set_use_srq(bool use_srq)
 
 } // namespace srpt
 
-using srpt::Port;
+using srpt::RdmaPort;
 using srpt::from_handle;
 
 extern "C" int srpt_refresh_port(struct srpt_port *sport)
 {
-	return from_handle<Port>(sport)->refresh();
+	return from_handle<RdmaPort>(sport)->refresh();
 }

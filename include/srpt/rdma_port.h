@@ -4,7 +4,7 @@
  * (its cached identity, device management, async events), with its
  * target ports and attributes (PortTargets) and its logins (Logins).
  *
- * A Port is reference counted. Its device holds one reference while the
+ * An RdmaPort is reference counted. Its device holds one reference while the
  * device exists; srpt_lookup_port() hands out more (a targetcli port holds
  * one for its lifetime). When the device goes away the port is detached:
  * it stays valid memory for whoever still holds a reference, but it no
@@ -40,10 +40,10 @@ struct PortCache {
 	bool valid = false;	/* at least one refresh succeeded */
 };
 
-class Port : public ktl::RefCounted<Port> {
+class RdmaPort : public ktl::RefCounted<RdmaPort> {
 public:
-	Port(Device *dev, srpt_os_device *os, const char *dev_name, u32 num);
-	~Port();
+	RdmaPort(Device *dev, srpt_os_device *os, const char *dev_name, u32 num);
+	~RdmaPort();
 
 	u32 num() const { return num_; }
 	/* The device name as it was when the port was created; for logs. */
