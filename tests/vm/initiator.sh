@@ -125,56 +125,6 @@ expect_objects() {
 }
 
 # ---------------------------------------------------------------------------
-# The kernel log since a mark.
-# ---------------------------------------------------------------------------
-
-# dmesg_mark: puts a unique mark into the kernel log and prints it, for
-# the functions below: mark=$(dmesg_mark).
-dmesg_mark() {
-	local m="srpt-vm: mark ${EPOCHREALTIME/./}"
-	echo "$m" >/dev/kmsg
-	printf '%s\n' "$m"
-}
-
-# _vm_dmesg_since MARK: the kernel log lines after MARK.
-_vm_dmesg_since() {
-	dmesg | awk -v m="$1" 'found { print; next } index($0, m) { found = 1 }'
-}
-
-# dmesg_count_since MARK REGEX: how many kernel log lines after MARK match.
-dmesg_count_since() {
-	_vm_dmesg_since "$1" | grep -cE -- "$2" || true
-}
-
-# expect_dmesg_since MARK REGEX [COUNT]: a kernel log line after MARK
-# matches (ERE); with COUNT, exactly COUNT lines do.
-expect_dmesg_since() {
-	local lines n
-	lines=$(_vm_dmesg_since "$1" | grep -E -- "$2" || true)
-	n=0
-	[ -z "$lines" ] || n=$(wc -l <<<"$lines")
-	if [ -n "${3:-}" ]; then
-		[ "$n" = "$3" ] || fail "$n kernel log lines match /$2/ since the mark, not $3"
-		pass "dmesg: $n lines match /$2/"
-		return 0
-	fi
-	[ "$n" -gt 0 ] || fail "no kernel log line since the mark matches /$2/"
-	lines=${lines%%$'\n'*}
-	pass "dmesg: ${lines#\[*\] }"
-}
-
-# wait_dmesg_since SECONDS MARK REGEX: until a kernel log line after MARK
-# matches.
-wait_dmesg_since() {
-	local secs=$1 deadline
-	deadline=$((SECONDS + secs))
-	until _vm_pass_line dmesg "$3" "$(_vm_dmesg_since "$2")"; do
-		[ "$SECONDS" -lt "$deadline" ] || fail "no kernel log line matches /$3/ within ${secs}s"
-		sleep 0.3
-	done
-}
-
-# ---------------------------------------------------------------------------
 # The RC queue pairs (both ends of every channel are in this guest).
 # ---------------------------------------------------------------------------
 

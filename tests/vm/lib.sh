@@ -754,43 +754,83 @@ expect_live() {
 	pass "live objects: $*"
 }
 
-_vm_klog_mark=0
-# klog_mark: from here on expect_klog / expect_no_klog look only
-# at the kernel log lines that follow.
-klog_mark() {
-	_vm_klog_mark=$((_vm_klog_mark + 1))
-	echo "srpt-vm: klog mark $_vm_klog_mark" >/dev/kmsg
+# ---------------------------------------------------------------------------
+# The kernel log since a mark: explicit marks (mark=$(dmesg_mark), then
+# the *_since functions) and the scenario's current mark (klog_mark, then
+# expect_klog / expect_no_klog / klog_has), both kept the same way.
+# ---------------------------------------------------------------------------
+
+# dmesg_mark: puts a unique mark into the kernel log and prints it.
+dmesg_mark() {
+	local m="srpt-vm: mark ${EPOCHREALTIME/./}"
+	echo "$m" >/dev/kmsg
+	printf '%s\n' "$m"
 }
 
-# The kernel log since the last klog_mark, whole: a reader that stops at
-# its first match would kill the writer with SIGPIPE (pipefail).
-_vm_klog_new() {
-	local all
-	all=$(dmesg)
-	if [ "$_vm_klog_mark" = 0 ]; then
-		printf '%s\n' "$all"
-	else
-		sed -n "/srpt-vm: klog mark $_vm_klog_mark\$/,\$p" <<<"$all"
+# _vm_dmesg_since MARK: the kernel log lines after MARK (all of it when
+# MARK is empty), read whole: a reader that stops at its first match
+# would kill dmesg with SIGPIPE (pipefail).
+_vm_dmesg_since() {
+	dmesg | awk -v m="$1" 'm == "" || found { print; next } index($0, m) { found = 1 }'
+}
+
+# dmesg_count_since MARK REGEX: how many kernel log lines after MARK match.
+dmesg_count_since() {
+	_vm_dmesg_since "$1" | grep -cE -- "$2" || true
+}
+
+# expect_dmesg_since MARK REGEX [COUNT]: a kernel log line after MARK
+# matches (ERE); with COUNT, exactly COUNT lines do.
+expect_dmesg_since() {
+	local lines n
+	lines=$(_vm_dmesg_since "$1" | grep -E -- "$2" || true)
+	n=0
+	[ -z "$lines" ] || n=$(wc -l <<<"$lines")
+	if [ -n "${3:-}" ]; then
+		[ "$n" = "$3" ] || fail "$n kernel log lines match /$2/ since the mark, not $3"
+		pass "dmesg: $n lines match /$2/"
+		return 0
 	fi
+	[ "$n" -gt 0 ] || fail "no kernel log line since the mark matches /$2/"
+	lines=${lines%%$'\n'*}
+	pass "dmesg: ${lines#\[*\] }"
+}
+
+# wait_dmesg_since SECONDS MARK REGEX: until a kernel log line after MARK
+# matches.
+wait_dmesg_since() {
+	local secs=$1 deadline
+	deadline=$((SECONDS + secs))
+	until _vm_pass_line dmesg "$3" "$(_vm_dmesg_since "$2")"; do
+		[ "$SECONDS" -lt "$deadline" ] || fail "no kernel log line matches /$3/ within ${secs}s"
+		sleep 0.3
+	done
+}
+
+_vm_klog_mark=
+# klog_mark: from here on expect_klog / expect_no_klog / klog_has look
+# only at the kernel log lines that follow.
+klog_mark() {
+	_vm_klog_mark=$(dmesg_mark)
 }
 
 # expect_klog REGEX: a kernel log line since the last klog_mark
 # matches (ERE).
 expect_klog() {
-	_vm_pass_line "dmesg (new)" "$1" "$(_vm_klog_new)" ||
-		fail "no dmesg line since mark $_vm_klog_mark matches /$1/"
+	_vm_pass_line "dmesg (new)" "$1" "$(_vm_dmesg_since "$_vm_klog_mark")" ||
+		fail "no dmesg line since the last mark matches /$1/"
 }
 
 # expect_no_klog REGEX: no kernel log line since the last klog_mark
 # matches (ERE).
 expect_no_klog() {
 	local new lines
-	new=$(_vm_klog_new)
+	new=$(_vm_dmesg_since "$_vm_klog_mark")
 	if lines=$(grep -E -- "$1" <<<"$new"); then
 		printf '%s\n' "$lines" | _indent
-		fail "dmesg since mark $_vm_klog_mark has lines matching /$1/"
+		fail "dmesg since the last mark has lines matching /$1/"
 	fi
-	pass "no dmesg line since mark $_vm_klog_mark matches /$1/"
+	pass "no dmesg line since the last mark matches /$1/"
 }
 
 # port_state DEV STATE: port 1 of the RDMA device DEV is in STATE (ACTIVE,
@@ -813,6 +853,6 @@ expect_tport_taken() {
 # (ERE); for wait_for.
 klog_has() {
 	local new
-	new=$(_vm_klog_new)
+	new=$(_vm_dmesg_since "$_vm_klog_mark")
 	grep -qE -- "$1" <<<"$new"
 }
