@@ -8,14 +8,14 @@
  * A lock further down the list may be taken while holding one above it,
  * never the other way round:
  *
- *   RdmaPort::dev_mutex_          refresh, stop/detach, use_srq switches
- *     Logins::mutex_          logins, channel lists, TPG enable, logouts
- *       PortTargets::mutex_   target ports and attributes of the port
+ *   RdmaPort::dev_mutex_           refresh, stop/detach, use_srq switches
+ *     Logins::mutex_               logins, channel lists, TPG enable, logouts
+ *       PortTargets::mutex_        target ports and attributes of the port
  *         TargetPort::tpgs_mutex_  the TPGs of a target port
- *       SendQueue::mutex_   a channel's send queue (closing the channel
- *                           stops it); takes no core lock, and LIO is
- *                           never called under it
- *     Device::srq_mutex_    the shared receive queue
+ *       SendQueue::mutex_          a channel's send queue (closing the
+ *                                  channel stops it); takes no core lock,
+ *                                  and LIO is never called under it
+ *     Device::srq_mutex_           the shared receive queue
  *
  *   g_rdma_cm_mutex (attrib.cpp)   the RDMA/CM listener; takes no core lock
  *
