@@ -73,9 +73,9 @@ static void channel_iu_before_rtu_waits_for_live(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, srpt_probe_channel_state(core), SRPT_PROBE_CH_CONNECTING);
 
 	/* It arrived before the RTU: the CM is told the connection is up. */
-	srpt_core_qp_event(core, SRPT_QP_COMM_EST, 0);
+	srpt_core_qp_event(core, SRPT_IB_EVENT_COMM_EST);
 	TF_EXPECT_CALLS(test, ch, mark, FAKE_NOTIFY_ESTABLISHED);
-	srpt_core_cm_event(core, SRPT_CM_ESTABLISHED, 0);
+	srpt_core_cm_event(core, SRPT_RDMA_CM_ESTABLISHED);
 	TF_EXPECT_CALLS(test, ch, mark, FAKE_NOTIFY_ESTABLISHED, FAKE_READY, FAKE_ZERO_WRITE);
 	KUNIT_EXPECT_EQ(test, srpt_probe_channel_state(core), SRPT_PROBE_CH_LIVE);
 
@@ -111,11 +111,11 @@ static void channel_disconnect_releases_in_order(struct kunit *test)
 	srpt_probe_channel_get(core);
 
 	mark = ch->n_log;
-	srpt_core_cm_event(core, SRPT_CM_DISCONNECT_REQUEST, 0);
+	srpt_core_cm_event(core, SRPT_RDMA_CM_DISCONNECTED);
 	TF_EXPECT_CALLS(test, ch, mark, FAKE_DISCONNECT, FAKE_QP_ERROR, FAKE_ZERO_WRITE);
 	KUNIT_EXPECT_EQ(test, srpt_probe_channel_state(core), SRPT_PROBE_CH_DRAINING);
 	/* Nothing goes before the drain write is back; a late DREP changes nothing. */
-	srpt_core_cm_event(core, SRPT_CM_DISCONNECTED, 0);
+	srpt_core_cm_event(core, SRPT_RDMA_CM_TIMEWAIT_EXIT);
 	flush_workqueue(srpt_wq);
 	TF_EXPECT_CALLS(test, ch, mark, FAKE_DISCONNECT, FAKE_QP_ERROR, FAKE_ZERO_WRITE);
 	KUNIT_EXPECT_EQ(test, srpt_probe_channel_state(core), SRPT_PROBE_CH_DRAINING);
@@ -230,7 +230,7 @@ static void channel_qp_fatal_logs_out(struct kunit *test)
 	core = login(test, &ch);
 	tf_establish(test, ch);
 	mark = ch->n_log;
-	srpt_core_qp_event(core, SRPT_QP_FATAL, 1);
+	srpt_core_qp_event(core, SRPT_IB_EVENT_QP_FATAL);
 	expect_logout_from_wq(test, ch, mark);
 }
 

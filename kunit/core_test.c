@@ -357,14 +357,14 @@ static void port_event_refreshes_in_process_context(struct kunit *test)
 	add_device(test, 1);
 	sport = port_by_name(test, PORT1_GUID_NAME);
 
-	srpt_core_port_event(f->dev, 1, SRPT_EVENT_PORT_ERR, 0);
+	srpt_core_port_event(f->dev, 1, SRPT_IB_EVENT_PORT_ERR);
 	srpt_probe_port_cache(sport, &c);
 	KUNIT_EXPECT_EQ(test, c.lid, 0U);
 
 	fake_ib_port_set_gid(fp, GID_PREFIX, PORT1_GUID + 0x42);
 	fp->attr.lid = 7;
 	format_names(fp, &cur);
-	srpt_core_port_event(f->dev, 1, SRPT_EVENT_GID_CHANGE, 0);
+	srpt_core_port_event(f->dev, 1, SRPT_IB_EVENT_GID_CHANGE);
 	flush_workqueue(srpt_wq);
 	KUNIT_EXPECT_EQ(test, fp->query_calls, 2U);
 	srpt_probe_port_cache(sport, &c);

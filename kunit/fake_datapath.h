@@ -103,6 +103,7 @@ struct fake_wr {
 struct srpt_os_channel {
 	/* Set by the test (fake_channel_init() zeroes them). */
 	struct srpt_os_device *dev;
+	u8 cm;				/* enum srpt_cm_kind: tf_login() sets it */
 	int create_qp_err;
 	int accept_err;
 	int ready_err;

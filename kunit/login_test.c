@@ -105,7 +105,7 @@ static void login_rdma_cm_accepted(struct kunit *test)
 
 	/* The initiator rejects the response: the channel goes. */
 	mark = ch->n_log;
-	srpt_core_cm_event(core, SRPT_CM_REJECTED, 0);
+	srpt_core_cm_event(core, SRPT_RDMA_CM_REJECTED);
 	TF_EXPECT_CALLS(test, ch, mark, FAKE_QP_ERROR, FAKE_ZERO_WRITE);
 	KUNIT_ASSERT_EQ(test, fake_channel_complete(ch, FAKE_WR_ZERO_WRITE, false), 0);
 	flush_workqueue(srpt_wq);
@@ -365,7 +365,7 @@ static void login_again_terminates_other_channel(struct kunit *test)
 	/* The old channel got a DREQ; the initiator answers it. */
 	TF_EXPECT_CALLS(test, ch1, mark, FAKE_DISCONNECT);
 	KUNIT_EXPECT_EQ(test, srpt_probe_channel_state(core1), SRPT_PROBE_CH_DISCONNECTING);
-	srpt_core_cm_event(core1, SRPT_CM_DISCONNECTED, 0);
+	srpt_core_cm_event(core1, SRPT_RDMA_CM_TIMEWAIT_EXIT);
 	TF_EXPECT_CALLS(test, ch1, mark, FAKE_DISCONNECT, FAKE_QP_ERROR, FAKE_ZERO_WRITE);
 	KUNIT_ASSERT_EQ(test, fake_channel_complete(ch1, FAKE_WR_ZERO_WRITE, false), 0);
 	flush_workqueue(srpt_wq);

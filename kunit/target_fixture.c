@@ -158,6 +158,7 @@ int tf_login(struct kunit *test, struct srpt_os_channel *ch, const struct tf_log
 		put_unaligned_be64(l->ioc_guid, r->target_port_id + 8);
 		info.private_data_len = sizeof(*r);
 	}
+	ch->cm = l->cm;
 	ret = srpt_core_login(f->dev, 1, ch, &info, &core);
 	if (ret) {
 		/* The shim frees the channel and the CM destroys the id. */
@@ -185,7 +186,8 @@ void tf_establish(struct kunit *test, struct srpt_os_channel *ch)
 {
 	unsigned int mark = ch->n_log;
 
-	srpt_core_cm_event(ch->core, SRPT_CM_ESTABLISHED, 0);
+	srpt_core_cm_event(ch->core, ch->cm == SRPT_CM_IB ? (int)SRPT_IB_CM_RTU_RECEIVED :
+			   (int)SRPT_RDMA_CM_ESTABLISHED);
 	TF_EXPECT_CALLS(test, ch, mark, FAKE_READY, FAKE_ZERO_WRITE);
 	KUNIT_ASSERT_EQ(test, srpt_probe_channel_state(ch->core), SRPT_PROBE_CH_LIVE);
 	KUNIT_ASSERT_EQ(test, fake_channel_complete(ch, FAKE_WR_ZERO_WRITE, true), 0);
@@ -193,7 +195,8 @@ void tf_establish(struct kunit *test, struct srpt_os_channel *ch)
 
 void tf_logout(struct kunit *test, struct srpt_os_channel *ch)
 {
-	srpt_core_cm_event(ch->core, SRPT_CM_DISCONNECT_REQUEST, 0);
+	srpt_core_cm_event(ch->core, ch->cm == SRPT_CM_IB ? (int)SRPT_IB_CM_DREQ_RECEIVED :
+			   (int)SRPT_RDMA_CM_DISCONNECTED);
 	KUNIT_EXPECT_EQ(test, ch->calls[FAKE_DISCONNECT], 1U);
 	KUNIT_EXPECT_EQ(test, ch->calls[FAKE_QP_ERROR], 1U);
 	/* The drain write and whatever was outstanding flush. */

@@ -465,45 +465,92 @@ void Channel::on_established()
 		close();
 }
 
-void Channel::on_cm_event(srpt_cm_event ev, int raw_event)
+namespace {
+
+/* What a connection manager's event means to a channel. */
+enum class CmEvent {
+	kEstablished,
+	kDisconnectRequest,
+	kDisconnected,
+	kFailed,	/* rejected, or no RTU will come */
+	kOther,
+};
+
+CmEvent classify_cm_event(srpt_cm_kind cm, int event)
 {
-	switch (ev) {
-	case SRPT_CM_ESTABLISHED:
+	if (cm == SRPT_CM_IB) {
+		switch (event) {
+		case SRPT_IB_CM_RTU_RECEIVED:
+		case SRPT_IB_CM_USER_ESTABLISHED:
+			return CmEvent::kEstablished;
+		case SRPT_IB_CM_DREQ_RECEIVED:
+			return CmEvent::kDisconnectRequest;
+		case SRPT_IB_CM_DREP_RECEIVED:
+		case SRPT_IB_CM_TIMEWAIT_EXIT:
+		case SRPT_IB_CM_DREQ_ERROR:
+			return CmEvent::kDisconnected;
+		case SRPT_IB_CM_REJ_RECEIVED:
+		case SRPT_IB_CM_REP_ERROR:
+			return CmEvent::kFailed;
+		}
+		return CmEvent::kOther;
+	}
+	switch (event) {
+	case SRPT_RDMA_CM_ESTABLISHED:
+		return CmEvent::kEstablished;
+	case SRPT_RDMA_CM_DISCONNECTED:
+		return CmEvent::kDisconnectRequest;
+	case SRPT_RDMA_CM_TIMEWAIT_EXIT:
+		return CmEvent::kDisconnected;
+	case SRPT_RDMA_CM_REJECTED:
+	case SRPT_RDMA_CM_UNREACHABLE:
+	case SRPT_RDMA_CM_CONNECT_ERROR:
+		return CmEvent::kFailed;
+	}
+	return CmEvent::kOther;
+}
+
+} // namespace
+
+void Channel::on_cm_event(int event)
+{
+	switch (classify_cm_event(cm_, event)) {
+	case CmEvent::kEstablished:
 		on_established();
 		break;
-	case SRPT_CM_DISCONNECT_REQUEST:
+	case CmEvent::kDisconnectRequest:
 		/* Answer (DREP) and drain now; no need to wait for time-wait. */
 		disconnect();
 		close();
 		break;
-	case SRPT_CM_DISCONNECTED:
+	case CmEvent::kDisconnected:
 		close();
 		break;
-	case SRPT_CM_REJECTED:
-	case SRPT_CM_CONNECT_ERROR:
-		srpt_os_log(SRPT_LOG_INFO, "%s: connection failed (CM event %d)\n", name(), raw_event);
+	case CmEvent::kFailed:
+		srpt_os_log(SRPT_LOG_INFO, "%s: connection failed (CM event %d)\n", name(), event);
 		close();
 		break;
-	case SRPT_CM_OTHER:
-		srpt_os_log(SRPT_LOG_DEBUG, "%s: ignoring CM event %d\n", name(), raw_event);
+	case CmEvent::kOther:
+		srpt_os_log(SRPT_LOG_DEBUG, "%s: ignoring CM event %d\n", name(), event);
 		break;
 	}
 }
 
-void Channel::on_qp_event(srpt_qp_event ev, int raw_event)
+void Channel::on_qp_event(int event)
 {
-	switch (ev) {
-	case SRPT_QP_COMM_EST:
+	switch (event) {
+	case SRPT_IB_EVENT_COMM_EST:
 		srpt_os_channel_notify_established(os_);
 		break;
-	case SRPT_QP_FATAL:
-		srpt_os_log(SRPT_LOG_ERR, "%s: queue pair error (event %d)\n", name(), raw_event);
+	case SRPT_IB_EVENT_QP_FATAL:
+	case SRPT_IB_EVENT_QP_REQ_ERR:
+	case SRPT_IB_EVENT_QP_ACCESS_ERR:
+		srpt_os_log(SRPT_LOG_ERR, "%s: queue pair error (event %d)\n", name(), event);
 		/* Not in atomic context: the logout work disconnects. */
 		srpt_os_work_schedule(&logout_work_);
 		break;
-	case SRPT_QP_LAST_WQE_REACHED:
-	case SRPT_QP_OTHER:
-		srpt_os_log(SRPT_LOG_DEBUG, "%s: QP event %d in state %s\n", name(), raw_event,
+	default:
+		srpt_os_log(SRPT_LOG_DEBUG, "%s: QP event %d in state %s\n", name(), event,
 			    ch_state_name(state()));
 		break;
 	}
@@ -594,14 +641,14 @@ extern "C" int srpt_core_login(struct srpt_device *dev, srpt_u32 port_num,
 	return ret;
 }
 
-extern "C" void srpt_core_cm_event(struct srpt_channel *ch, enum srpt_cm_event ev, int raw_event)
+extern "C" void srpt_core_cm_event(struct srpt_channel *ch, int event)
 {
-	from_handle<Channel>(ch)->on_cm_event(ev, raw_event);
+	from_handle<Channel>(ch)->on_cm_event(event);
 }
 
-extern "C" void srpt_core_qp_event(struct srpt_channel *ch, enum srpt_qp_event ev, int raw_event)
+extern "C" void srpt_core_qp_event(struct srpt_channel *ch, int event)
 {
-	from_handle<Channel>(ch)->on_qp_event(ev, raw_event);
+	from_handle<Channel>(ch)->on_qp_event(event);
 }
 
 extern "C" void srpt_core_close_session(struct srpt_channel *ch)

@@ -49,25 +49,8 @@ end:
 static void srpt_qp_event(struct ib_event *event, void *ptr)
 {
 	struct srpt_os_channel *ch = ptr;
-	enum srpt_qp_event ev;
 
-	switch (event->event) {
-	case IB_EVENT_COMM_EST:
-		ev = SRPT_QP_COMM_EST;
-		break;
-	case IB_EVENT_QP_LAST_WQE_REACHED:
-		ev = SRPT_QP_LAST_WQE_REACHED;
-		break;
-	case IB_EVENT_QP_FATAL:
-	case IB_EVENT_QP_REQ_ERR:
-	case IB_EVENT_QP_ACCESS_ERR:
-		ev = SRPT_QP_FATAL;
-		break;
-	default:
-		ev = SRPT_QP_OTHER;
-		break;
-	}
-	srpt_core_qp_event(ch->core, ev, event->event);
+	srpt_core_qp_event(ch->core, event->event);
 }
 
 static void srpt_zerolength_write_done(struct ib_cq *cq, struct ib_wc *wc)

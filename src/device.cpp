@@ -279,16 +279,15 @@ extern "C" void srpt_core_srq_event(struct srpt_device *dev, int raw_event)
 		    from_handle<Device>(dev)->name(), raw_event);
 }
 
-extern "C" void srpt_core_port_event(struct srpt_device *h, srpt_u32 port_num,
-				     enum srpt_port_event ev, int raw_event)
+extern "C" void srpt_core_port_event(struct srpt_device *h, srpt_u32 port_num, int event)
 {
 	Device *dev = from_handle<Device>(h);
 	srpt::RdmaPort *port = dev->port(port_num);
 
 	if (!port) {
 		srpt_os_log(SRPT_LOG_WARN, "%s: async event %d for nonexistent port %u\n",
-			    dev->name(), raw_event, port_num);
+			    dev->name(), event, port_num);
 		return;
 	}
-	port->on_event(ev, raw_event);
+	port->on_event(event);
 }

@@ -13,27 +13,6 @@
 
 #include "shim.h"
 
-static enum srpt_cm_event srpt_map_ib_cm_event(enum ib_cm_event_type e)
-{
-	switch (e) {
-	case IB_CM_RTU_RECEIVED:
-	case IB_CM_USER_ESTABLISHED:
-		return SRPT_CM_ESTABLISHED;
-	case IB_CM_DREQ_RECEIVED:
-		return SRPT_CM_DISCONNECT_REQUEST;
-	case IB_CM_DREP_RECEIVED:
-	case IB_CM_TIMEWAIT_EXIT:
-	case IB_CM_DREQ_ERROR:
-		return SRPT_CM_DISCONNECTED;
-	case IB_CM_REJ_RECEIVED:
-		return SRPT_CM_REJECTED;
-	case IB_CM_REP_ERROR:
-		return SRPT_CM_CONNECT_ERROR;
-	default:
-		return SRPT_CM_OTHER;
-	}
-}
-
 /* srpt_ib_cm_req_recv: hand the login to the core. */
 static int srpt_ib_cm_req_recv(struct ib_cm_id *cm_id,
 			       const struct ib_cm_req_event_param *param,
@@ -69,8 +48,7 @@ static int srpt_ib_cm_handler(struct ib_cm_id *cm_id,
 		return srpt_ib_cm_req_recv(cm_id, &event->param.req_rcvd,
 					   event->private_data);
 	if (ch)
-		srpt_core_cm_event(ch->core, srpt_map_ib_cm_event(event->event),
-				   event->event);
+		srpt_core_cm_event(ch->core, event->event);
 	return 0;
 }
 

@@ -37,28 +37,6 @@ void srpt_login_end(void)
 	up_read(&srpt_login_rwsem);
 }
 
-static enum srpt_port_event srpt_map_event(enum ib_event_type e)
-{
-	switch (e) {
-	case IB_EVENT_PORT_ACTIVE:
-		return SRPT_EVENT_PORT_ACTIVE;
-	case IB_EVENT_PORT_ERR:
-		return SRPT_EVENT_PORT_ERR;
-	case IB_EVENT_LID_CHANGE:
-		return SRPT_EVENT_LID_CHANGE;
-	case IB_EVENT_PKEY_CHANGE:
-		return SRPT_EVENT_PKEY_CHANGE;
-	case IB_EVENT_SM_CHANGE:
-		return SRPT_EVENT_SM_CHANGE;
-	case IB_EVENT_CLIENT_REREGISTER:
-		return SRPT_EVENT_CLIENT_REREGISTER;
-	case IB_EVENT_GID_CHANGE:
-		return SRPT_EVENT_GID_CHANGE;
-	default:
-		return SRPT_EVENT_OTHER;
-	}
-}
-
 /* srpt_event_handler: may run in interrupt context; the core only queues. */
 static void srpt_event_handler(struct ib_event_handler *handler,
 			       struct ib_event *event)
@@ -66,8 +44,7 @@ static void srpt_event_handler(struct ib_event_handler *handler,
 	struct srpt_os_device *os =
 		container_of(handler, struct srpt_os_device, event_handler);
 
-	srpt_core_port_event(os->core, event->element.port_num,
-			     srpt_map_event(event->event), event->event);
+	srpt_core_port_event(os->core, event->element.port_num, event->event);
 }
 
 void srpt_os_device_events_start(struct srpt_os_device *os)

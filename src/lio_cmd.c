@@ -129,20 +129,6 @@ static enum dma_data_direction srpt_dma_dir(enum srpt_data_dir dir)
 	}
 }
 
-static int srpt_tcm_task_attr(enum srpt_task_attr attr)
-{
-	switch (attr) {
-	case SRPT_TASK_HEAD_OF_QUEUE:
-		return TCM_HEAD_TAG;
-	case SRPT_TASK_ORDERED:
-		return TCM_ORDERED_TAG;
-	case SRPT_TASK_ACA:
-		return TCM_ACA_TAG;
-	default:
-		return TCM_SIMPLE_TAG;
-	}
-}
-
 int srpt_os_cmd_init(struct srpt_os_cmd *cmd, const struct srpt_cmd_info *info)
 {
 	/* LIO initialises only part of a reused se_cmd. */
@@ -151,7 +137,7 @@ int srpt_os_cmd_init(struct srpt_os_cmd *cmd, const struct srpt_cmd_info *info)
 	cmd->se_cmd.tag = info->tag;
 	return target_init_cmd(&cmd->se_cmd, cmd->ch->sess, cmd->sense,
 			       info->lun, info->data_len,
-			       srpt_tcm_task_attr(info->task_attr),
+			       info->task_attr,
 			       srpt_dma_dir(info->dir), TARGET_SCF_ACK_KREF);
 }
 
@@ -307,32 +293,13 @@ void srpt_os_cmd_abort(struct srpt_os_cmd *cmd, int transient)
 					  TCM_CHECK_CONDITION_ABORT_CMD);
 }
 
-static unsigned char srpt_tcm_tmr(enum srpt_tmf fn)
-{
-	switch (fn) {
-	case SRPT_TMF_ABORT_TASK:
-		return TMR_ABORT_TASK;
-	case SRPT_TMF_ABORT_TASK_SET:
-		return TMR_ABORT_TASK_SET;
-	case SRPT_TMF_CLEAR_TASK_SET:
-		return TMR_CLEAR_TASK_SET;
-	case SRPT_TMF_LUN_RESET:
-		return TMR_LUN_RESET;
-	case SRPT_TMF_CLEAR_ACA:
-		return TMR_CLEAR_ACA;
-	default:
-		/* LIO answers TMR_TASK_MGMT_FUNCTION_NOT_SUPPORTED. */
-		return TMR_UNKNOWN;
-	}
-}
-
 int srpt_os_cmd_submit_tmr(struct srpt_os_cmd *cmd, u64 lun, enum srpt_tmf fn,
 			   u64 task_tag, u64 tag)
 {
 	memset(&cmd->se_cmd, 0, sizeof(cmd->se_cmd));
 	cmd->se_cmd.tag = tag;
 	return target_submit_tmr(&cmd->se_cmd, cmd->ch->sess, NULL, lun, cmd,
-				 srpt_tcm_tmr(fn), GFP_KERNEL, task_tag,
+				 fn, GFP_KERNEL, task_tag,
 				 TARGET_SCF_ACK_KREF);
 }
 
@@ -457,29 +424,8 @@ int srpt_queue_status(struct se_cmd *se_cmd)
 
 void srpt_queue_tm_rsp(struct se_cmd *se_cmd)
 {
-	enum srpt_tmr_response r;
-
-	switch (se_cmd->se_tmr_req->response) {
-	case TMR_FUNCTION_COMPLETE:
-		r = SRPT_TMR_COMPLETE;
-		break;
-	case TMR_TASK_DOES_NOT_EXIST:
-		r = SRPT_TMR_TASK_DOES_NOT_EXIST;
-		break;
-	case TMR_LUN_DOES_NOT_EXIST:
-		r = SRPT_TMR_LUN_DOES_NOT_EXIST;
-		break;
-	case TMR_TASK_MGMT_FUNCTION_NOT_SUPPORTED:
-		r = SRPT_TMR_NOT_SUPPORTED;
-		break;
-	case TMR_FUNCTION_REJECTED:
-		r = SRPT_TMR_REJECTED;
-		break;
-	default:
-		r = SRPT_TMR_FAILED;
-		break;
-	}
-	srpt_core_queue_tm_response(to_cmd(se_cmd)->core, r);
+	srpt_core_queue_tm_response(to_cmd(se_cmd)->core,
+				    se_cmd->se_tmr_req->response);
 }
 
 void srpt_aborted_task(struct se_cmd *se_cmd)

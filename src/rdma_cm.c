@@ -21,25 +21,6 @@
  */
 static struct rdma_cm_id *srpt_rdma_cm_id;
 
-static enum srpt_cm_event srpt_map_rdma_cm_event(enum rdma_cm_event_type e)
-{
-	switch (e) {
-	case RDMA_CM_EVENT_ESTABLISHED:
-		return SRPT_CM_ESTABLISHED;
-	case RDMA_CM_EVENT_DISCONNECTED:
-		return SRPT_CM_DISCONNECT_REQUEST;
-	case RDMA_CM_EVENT_TIMEWAIT_EXIT:
-		return SRPT_CM_DISCONNECTED;
-	case RDMA_CM_EVENT_REJECTED:
-		return SRPT_CM_REJECTED;
-	case RDMA_CM_EVENT_UNREACHABLE:
-	case RDMA_CM_EVENT_CONNECT_ERROR:
-		return SRPT_CM_CONNECT_ERROR;
-	default:
-		return SRPT_CM_OTHER;
-	}
-}
-
 /* srpt_rdma_cm_req_recv: hand the login to the core. */
 static int srpt_rdma_cm_req_recv(struct rdma_cm_id *cm_id,
 				 const struct rdma_cm_event *event)
@@ -72,8 +53,7 @@ static int srpt_rdma_cm_handler(struct rdma_cm_id *cm_id,
 	if (event->event == RDMA_CM_EVENT_CONNECT_REQUEST)
 		return srpt_rdma_cm_req_recv(cm_id, event);
 	if (ch)
-		srpt_core_cm_event(ch->core, srpt_map_rdma_cm_event(event->event),
-				   event->event);
+		srpt_core_cm_event(ch->core, event->event);
 	return 0;
 }
 

@@ -109,28 +109,28 @@ void RdmaPort::refresh_work_fn(void *arg)
 	(void)port->refresh();
 }
 
-void RdmaPort::on_event(srpt_port_event ev, int raw_event)
+void RdmaPort::on_event(int event)
 {
-	switch (ev) {
-	case SRPT_EVENT_PORT_ERR: {
+	switch (event) {
+	case SRPT_IB_EVENT_PORT_ERR: {
 		ktl::SpinGuard g(cache_lock_);
 
 		cache_.lid = 0;
 		cache_.sm_lid = 0;
 		break;
 	}
-	case SRPT_EVENT_PORT_ACTIVE:
-	case SRPT_EVENT_LID_CHANGE:
-	case SRPT_EVENT_PKEY_CHANGE:
-	case SRPT_EVENT_SM_CHANGE:
-	case SRPT_EVENT_CLIENT_REREGISTER:
-	case SRPT_EVENT_GID_CHANGE:
+	case SRPT_IB_EVENT_PORT_ACTIVE:
+	case SRPT_IB_EVENT_LID_CHANGE:
+	case SRPT_IB_EVENT_PKEY_CHANGE:
+	case SRPT_IB_EVENT_SM_CHANGE:
+	case SRPT_IB_EVENT_CLIENT_REREGISTER:
+	case SRPT_IB_EVENT_GID_CHANGE:
 		/* Querying the port sleeps: refresh in process context. */
 		srpt_os_work_schedule(&refresh_work_);
 		break;
-	case SRPT_EVENT_OTHER:
+	default:
 		srpt_os_log(SRPT_LOG_DEBUG, "%s port %u: ignoring async event %d\n", dev_name(),
-			    num_, raw_event);
+			    num_, event);
 		break;
 	}
 }

@@ -223,20 +223,11 @@ SRPT_NODISCARD int srpt_core_device_add(struct srpt_os_device *os,
  */
 void srpt_core_device_remove(struct srpt_device *dev);
 
-enum srpt_port_event {
-	SRPT_EVENT_PORT_ACTIVE,
-	SRPT_EVENT_PORT_ERR,
-	SRPT_EVENT_LID_CHANGE,
-	SRPT_EVENT_PKEY_CHANGE,
-	SRPT_EVENT_SM_CHANGE,
-	SRPT_EVENT_CLIENT_REREGISTER,
-	SRPT_EVENT_GID_CHANGE,
-	SRPT_EVENT_OTHER,
-};
-
-/* The device's asynchronous event handler; may run in atomic context. */
-void srpt_core_port_event(struct srpt_device *dev, srpt_u32 port_num,
-			  enum srpt_port_event ev, int raw_event);
+/*
+ * The device's asynchronous event handler, @event an enum ib_event_type;
+ * may run in atomic context.
+ */
+void srpt_core_port_event(struct srpt_device *dev, srpt_u32 port_num, int event);
 
 /*
  * Get an HCA port ready: query it, update the cached sm_lid, lid and GID,
@@ -419,26 +410,47 @@ SRPT_NODISCARD int srpt_core_login(struct srpt_device *dev, srpt_u32 port_num,
 				   const struct srpt_login_info *info,
 				   struct srpt_channel **out);
 
-enum srpt_cm_event {
-	SRPT_CM_ESTABLISHED,		/* IB/CM RTU or user established; RDMA/CM established */
-	SRPT_CM_DISCONNECT_REQUEST,	/* IB/CM DREQ; RDMA/CM disconnected */
-	SRPT_CM_DISCONNECTED,		/* IB/CM DREP or time-wait exit; RDMA/CM time-wait exit */
-	SRPT_CM_REJECTED,		/* the initiator rejected our login response */
-	SRPT_CM_CONNECT_ERROR,		/* REP error / unreachable: no RTU will come */
-	SRPT_CM_OTHER,
+/*
+ * The kernel's event codes the core acts on, passed through unchanged (the
+ * shims check them against enum ib_event_type, ib_cm_event_type and
+ * rdma_cm_event_type at build time).
+ */
+enum srpt_ib_event {
+	SRPT_IB_EVENT_QP_FATAL = 1,
+	SRPT_IB_EVENT_QP_REQ_ERR = 2,
+	SRPT_IB_EVENT_QP_ACCESS_ERR = 3,
+	SRPT_IB_EVENT_COMM_EST = 4,
+	SRPT_IB_EVENT_PORT_ACTIVE = 9,
+	SRPT_IB_EVENT_PORT_ERR = 10,
+	SRPT_IB_EVENT_LID_CHANGE = 11,
+	SRPT_IB_EVENT_PKEY_CHANGE = 12,
+	SRPT_IB_EVENT_SM_CHANGE = 13,
+	SRPT_IB_EVENT_CLIENT_REREGISTER = 17,
+	SRPT_IB_EVENT_GID_CHANGE = 18,
+};
+enum srpt_ib_cm_event {
+	SRPT_IB_CM_REP_ERROR = 2,
+	SRPT_IB_CM_RTU_RECEIVED = 4,
+	SRPT_IB_CM_USER_ESTABLISHED = 5,
+	SRPT_IB_CM_DREQ_ERROR = 6,
+	SRPT_IB_CM_DREQ_RECEIVED = 7,
+	SRPT_IB_CM_DREP_RECEIVED = 8,
+	SRPT_IB_CM_TIMEWAIT_EXIT = 9,
+	SRPT_IB_CM_REJ_RECEIVED = 11,
+};
+enum srpt_rdma_cm_event {
+	SRPT_RDMA_CM_CONNECT_ERROR = 6,
+	SRPT_RDMA_CM_UNREACHABLE = 7,
+	SRPT_RDMA_CM_REJECTED = 8,
+	SRPT_RDMA_CM_ESTABLISHED = 9,
+	SRPT_RDMA_CM_DISCONNECTED = 10,
+	SRPT_RDMA_CM_TIMEWAIT_EXIT = 15,
 };
 
-/* A CM event for a channel the core owns; from the CM's callback. */
-void srpt_core_cm_event(struct srpt_channel *ch, enum srpt_cm_event ev, int raw_event);
-enum srpt_qp_event {
-	SRPT_QP_COMM_EST,		/* a packet arrived before the RTU */
-	SRPT_QP_LAST_WQE_REACHED,
-	SRPT_QP_FATAL,			/* the QP is in the error state */
-	SRPT_QP_OTHER,
-};
-
-/* An async QP event; may run in atomic context. */
-void srpt_core_qp_event(struct srpt_channel *ch, enum srpt_qp_event ev, int raw_event);
+/* An event of the channel's own CM (srpt_login_info.cm), from its callback. */
+void srpt_core_cm_event(struct srpt_channel *ch, int event);
+/* An async QP event (enum ib_event_type); may run in atomic context. */
+void srpt_core_qp_event(struct srpt_channel *ch, int event);
 
 /* LIO close_session(): log the channel out and wait until it is gone. */
 void srpt_core_close_session(struct srpt_channel *ch);
@@ -531,11 +543,12 @@ enum srpt_data_dir {
 	SRPT_DATA_IN = 2,		/* read: target to initiator */
 };
 
+/* SAM task attributes, as LIO's TCM_*_TAG. */
 enum srpt_task_attr {
-	SRPT_TASK_SIMPLE,
-	SRPT_TASK_HEAD_OF_QUEUE,
-	SRPT_TASK_ORDERED,
-	SRPT_TASK_ACA,
+	SRPT_TASK_SIMPLE = 0x20,
+	SRPT_TASK_HEAD_OF_QUEUE = 0x21,
+	SRPT_TASK_ORDERED = 0x22,
+	SRPT_TASK_ACA = 0x24,
 };
 
 struct srpt_cmd_info {
@@ -599,13 +612,14 @@ void srpt_os_cmd_submit(struct srpt_os_cmd *cmd, const srpt_u8 *cdb);
  */
 void srpt_os_cmd_abort(struct srpt_os_cmd *cmd, int transient);
 
+/* Task management functions, as LIO's enum tcm_tmreq_table. */
 enum srpt_tmf {
-	SRPT_TMF_ABORT_TASK,
-	SRPT_TMF_ABORT_TASK_SET,
-	SRPT_TMF_CLEAR_TASK_SET,
-	SRPT_TMF_LUN_RESET,
-	SRPT_TMF_CLEAR_ACA,
-	SRPT_TMF_UNSUPPORTED,
+	SRPT_TMF_ABORT_TASK = 1,
+	SRPT_TMF_ABORT_TASK_SET = 2,
+	SRPT_TMF_CLEAR_ACA = 3,
+	SRPT_TMF_CLEAR_TASK_SET = 4,
+	SRPT_TMF_LUN_RESET = 5,
+	SRPT_TMF_UNSUPPORTED = 0xff,	/* LIO answers "not supported" */
 };
 /*
  * target_submit_tmr(): 0 when LIO took it (it answers through
@@ -646,13 +660,14 @@ struct srpt_cmd_status {
 	srpt_u32 sense_len;
 };
 
+/* LIO's answer to a task management function: enum tcm_tmrsp_table. */
 enum srpt_tmr_response {
-	SRPT_TMR_COMPLETE,
-	SRPT_TMR_TASK_DOES_NOT_EXIST,
-	SRPT_TMR_LUN_DOES_NOT_EXIST,
-	SRPT_TMR_NOT_SUPPORTED,
-	SRPT_TMR_REJECTED,
-	SRPT_TMR_FAILED,
+	SRPT_TMR_FAILED = 0,
+	SRPT_TMR_COMPLETE = 1,
+	SRPT_TMR_TASK_DOES_NOT_EXIST = 2,
+	SRPT_TMR_LUN_DOES_NOT_EXIST = 3,
+	SRPT_TMR_NOT_SUPPORTED = 4,
+	SRPT_TMR_REJECTED = 5,
 };
 
 /* LIO fabric callbacks, forwarded. */

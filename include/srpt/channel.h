@@ -51,8 +51,9 @@ public:
 	[[nodiscard]] static int login(Device *dev, u32 port_num, srpt_os_channel *os,
 				       const srpt_login_info &info, Channel **out);
 
-	void on_cm_event(srpt_cm_event ev, int raw_event);
-	void on_qp_event(srpt_qp_event ev, int raw_event);
+	/* Kernel event codes, as srpt_core_cm_event() and srpt_core_qp_event(). */
+	void on_cm_event(int event);
+	void on_qp_event(int event);
 	void on_recv(RecvCtx *r, bool ok, u32 byte_len);
 	void on_zero_write_done(bool ok);
 

@@ -56,7 +56,7 @@ public:
 	[[nodiscard]] int refresh();
 
 	/* An asynchronous event for this port; any context. */
-	void on_event(srpt_port_event ev, int raw_event);
+	void on_event(int event);	/* enum srpt_ib_event */
 
 	/*
 	 * Device removal, first step: no refresh runs or starts afterwards,

@@ -240,7 +240,7 @@ void settle(Run &r)
 				steps += c->info.data_len / 16384 + 8;
 		bool progress = false;
 		if (!r.ch->qp_in_error && !r.ch->freed && core(r)->state() == srpt::ChState::kConnecting) {
-			srpt_core_cm_event(r.ch->core, SRPT_CM_ESTABLISHED, 1);
+			fake::cm_event(*r.ch, fake::Cm::kEstablished);
 			progress = true;
 		}
 		for (srpt_os_cmd *c : fake::cmds_of(*r.ch)) {
@@ -422,14 +422,11 @@ void operation(Run &r, Input &in)
 		}
 		break;
 	}
-	case 11: {	/* CM events */
-		static const srpt_cm_event evs[] = {SRPT_CM_ESTABLISHED, SRPT_CM_ESTABLISHED,
-						    SRPT_CM_DISCONNECT_REQUEST, SRPT_CM_DISCONNECTED,
-						    SRPT_CM_REJECTED, SRPT_CM_OTHER};
-		const srpt_cm_event ev = evs[in.u8() % 6];
-		if (ev != SRPT_CM_ESTABLISHED && ev != SRPT_CM_OTHER)
+	case 11: {	/* CM events: any code either CM has (0..18), as the kernel numbers them */
+		srpt_core_cm_event(r.ch->core, in.u8() % 19);
+		const srpt::ChState st = core(r)->state();
+		if (st != srpt::ChState::kConnecting && st != srpt::ChState::kLive)
 			r.broken = true;
-		srpt_core_cm_event(r.ch->core, ev, op);
 		break;
 	}
 	case 12: {	/* QP events, and a failed receive */
@@ -442,7 +439,9 @@ void operation(Run &r, Input &in)
 		if (what == 2)
 			r.broken = true;
 		fake::AtomicScope irq;
-		srpt_core_qp_event(r.ch->core, what == 0 ? SRPT_QP_COMM_EST : what == 1 ? SRPT_QP_OTHER : SRPT_QP_FATAL, 1);
+		srpt_core_qp_event(r.ch->core, what == 0 ? SRPT_IB_EVENT_COMM_EST :
+					       what == 1 ? 16 /* QP_LAST_WQE_REACHED */ :
+							   SRPT_IB_EVENT_QP_FATAL);
 		break;
 	}
 	case 13: {	/* the next shim call of a kind fails */
@@ -540,7 +539,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size
 	fake::config().rdma_bytes_per_wr = (opt & 0x80) ? 16384 : 0;
 	/* Usually LIVE at once; bit 5: IUs come before the connection is established. */
 	if (!(opt & 0x20)) {
-		srpt_core_cm_event(ch.core, SRPT_CM_ESTABLISHED, 1);
+		fake::cm_event(ch, fake::Cm::kEstablished);
 		FUZZ_CHECK(fake::complete_zero_write(ch, true), "no zero-length write after ESTABLISHED");
 	}
 
@@ -579,7 +578,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size
 			}
 		}
 		/* The initiator logs out. */
-		srpt_core_cm_event(ch.core, SRPT_CM_DISCONNECT_REQUEST, 10);
+		fake::cm_event(ch, fake::Cm::kDisconnectRequest);
 		fake::run_work();
 		/* LIO still finishes what it holds while the session stops. */
 		for (int i = 0; i < 8 && !ch.freed; i++) {

@@ -75,7 +75,7 @@ srpt_os_channel &ChannelTest::login_ok(const iu::LoginReq &req, srpt_cm_kind cm,
 void ChannelTest::establish(srpt_os_channel &ch)
 {
 	const int zw = ch.zero_write_calls;
-	srpt_core_cm_event(ch.core, SRPT_CM_ESTABLISHED, 1);
+	fake::cm_event(ch, fake::Cm::kEstablished);
 	ASSERT_EQ(zw + 1, ch.zero_write_calls) << "no zero-length write after ESTABLISHED";
 	ASSERT_EQ(srpt::ChState::kLive, state(ch));
 	ASSERT_TRUE(fake::complete_zero_write(ch, true));
@@ -101,7 +101,7 @@ srpt::ChState ChannelTest::state(srpt_os_channel &ch)
 
 void ChannelTest::logout(srpt_os_channel &ch)
 {
-	srpt_core_cm_event(ch.core, SRPT_CM_DISCONNECT_REQUEST, 10);
+	fake::cm_event(ch, fake::Cm::kDisconnectRequest);
 	fake::run_work();
 	EXPECT_TRUE(ch.freed) << "the channel was not released";
 }

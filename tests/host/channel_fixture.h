@@ -53,7 +53,7 @@ protected:
 	/* A login that must be accepted; the channel is CONNECTING. */
 	srpt_os_channel &login_ok(const iu::LoginReq &req, srpt_cm_kind cm = SRPT_CM_RDMA,
 				  const std::string &peer = kPeer);
-	/* SRPT_CM_ESTABLISHED and the zero-length write it posts: LIVE. */
+	/* The CM says established, and the zero-length write it posts completes: LIVE. */
 	void establish(srpt_os_channel &ch);
 	srpt_os_channel &live_channel(const iu::LoginReq &req, srpt_cm_kind cm = SRPT_CM_RDMA);
 

@@ -845,6 +845,7 @@ int login(Device &d, unsigned port, srpt_os_channel &ch, const srpt_login_info &
 	{
 		std::lock_guard<std::mutex> g(g_mu);
 		ch.dev = &d;
+		ch.cm = info.cm;
 		ch.in_cm_handler = true;
 		ch.cm_handler_thread = std::this_thread::get_id();
 	}
@@ -869,6 +870,21 @@ int login(Device &d, unsigned port, srpt_os_channel &ch, const srpt_login_info &
 	}
 	g_cv.notify_all();
 	return ret;
+}
+
+int cm_code(const srpt_os_channel &ch, Cm what)
+{
+	static const int ib[] = {SRPT_IB_CM_RTU_RECEIVED, SRPT_IB_CM_DREQ_RECEIVED,
+				 SRPT_IB_CM_TIMEWAIT_EXIT};
+	static const int rdma[] = {SRPT_RDMA_CM_ESTABLISHED, SRPT_RDMA_CM_DISCONNECTED,
+				   SRPT_RDMA_CM_TIMEWAIT_EXIT};
+
+	return (ch.cm == SRPT_CM_IB ? ib : rdma)[static_cast<int>(what)];
+}
+
+void cm_event(srpt_os_channel &ch, Cm what)
+{
+	srpt_core_cm_event(ch.core, cm_code(ch, what));
 }
 
 srpt_os_recv *receive(srpt_os_channel &ch, const void *iu, std::size_t len, bool ok, Device *srq)

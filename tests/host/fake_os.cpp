@@ -1229,7 +1229,7 @@ void remove(Device &d)
 	d.removed = true;
 }
 
-bool deliver_event(Device &d, unsigned port, srpt_port_event ev, int raw_event)
+bool deliver_event(Device &d, unsigned port, int event)
 {
 	{
 		std::lock_guard<std::mutex> g(g_mu);
@@ -1242,7 +1242,7 @@ bool deliver_event(Device &d, unsigned port, srpt_port_event ev, int raw_event)
 		}
 	}
 	AtomicScope atomic;
-	srpt_core_port_event(d.core, port, ev, raw_event);
+	srpt_core_port_event(d.core, port, event);
 	return true;
 }
 

@@ -110,6 +110,7 @@ struct srpt_os_channel {
 	srpt_os_channel &operator=(const srpt_os_channel &) = delete;
 
 	srpt_os_device *dev = nullptr;		/* set by fake::login() */
+	srpt_u8 cm = 0;				/* enum srpt_cm_kind, set by fake::login() */
 	srpt_channel *core = nullptr;		/* from srpt_os_channel_create_qp() */
 	srpt_qp_params qp{};
 	std::vector<srpt_qp_params> qp_attempts;	/* every create_qp call, failed ones too */
@@ -385,7 +386,7 @@ void remove(Device &d);
  * The shim's event handler: srpt_core_port_event(d.core, ...) in atomic
  * context. False (and nothing delivered) while events are stopped.
  */
-bool deliver_event(Device &d, unsigned port, srpt_port_event ev, int raw_event);
+bool deliver_event(Device &d, unsigned port, int event);
 
 /*
  * The shim's MAD receive handler on @port: srpt_core_mad_recv() with the
@@ -402,6 +403,16 @@ std::optional<std::size_t> deliver_mad(Device &d, unsigned port, const void *req
  * its CM handler meanwhile (see srpt_os_channel::in_cm_handler).
  */
 int login(Device &d, unsigned port, srpt_os_channel &ch, const srpt_login_info &info);
+
+/* The code @ch's own CM (IB/CM or RDMA/CM) reports for each of these. */
+enum class Cm {
+	kEstablished,		/* RTU / ESTABLISHED */
+	kDisconnectRequest,	/* DREQ / DISCONNECTED */
+	kTimewaitExit,
+};
+int cm_code(const srpt_os_channel &ch, Cm what);
+/* srpt_core_cm_event(ch.core, cm_code(ch, what)), as the CM's callback. */
+void cm_event(srpt_os_channel &ch, Cm what);
 
 /*
  * An IU arrives: the oldest receive buffer posted on @ch (or, with

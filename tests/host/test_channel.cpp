@@ -637,7 +637,7 @@ TEST_F(Login, SingleLoginOfTheSameNexusTerminatesTheOld)
 	EXPECT_EQ(0, third.disconnect_calls);
 
 	/* The old channel's DREP comes: it goes. */
-	srpt_core_cm_event(first.core, SRPT_CM_DISCONNECTED, 11);
+	fake::cm_event(first, fake::Cm::kTimewaitExit);
 	fake::run_work();
 	EXPECT_TRUE(first.freed);
 	EXPECT_EQ(3u, port_of(*dev_, 1)->logins().channel_count());
@@ -754,7 +754,7 @@ TEST_F(ChannelStates, IusBeforeEstablishedWaitForTheZeroLengthWrite)
 	EXPECT_EQ(ChState::kConnecting, state(ch));
 
 	fake::take_trace();
-	srpt_core_cm_event(ch.core, SRPT_CM_ESTABLISHED, 1);
+	fake::cm_event(ch, fake::Cm::kEstablished);
 	EXPECT_EQ(1, ch.ready_calls);
 	EXPECT_EQ(ChState::kLive, state(ch));
 	EXPECT_EQ(0, fake::calls("srpt_os_cmd_init")) << "only in completion context";
@@ -772,7 +772,7 @@ TEST_F(ChannelStates, ReleaseOrderAndNothingLeft)
 	setup_target();
 	srpt_os_channel &ch = live_channel(login_req());
 	fake::take_trace();
-	srpt_core_cm_event(ch.core, SRPT_CM_DISCONNECT_REQUEST, 10);
+	fake::cm_event(ch, fake::Cm::kDisconnectRequest);
 	EXPECT_EQ(1, ch.disconnect_calls) << "the DREP";
 	EXPECT_EQ(1, ch.qp_error_calls);
 	EXPECT_EQ(ChState::kDraining, state(ch));
@@ -795,42 +795,82 @@ TEST_F(ChannelStates, ReleaseOrderAndNothingLeft)
 TEST_F(ChannelStates, CmEventsThatClose)
 {
 	setup_target();
+	/* Every kernel CM event the core acts on, as each CM numbers it. */
 	const struct {
-		srpt_cm_event ev;
+		srpt_cm_kind cm;
+		int ev;
 		int disconnects;
-		const char *log;
+		bool failed;	/* logged as a failed connection */
 	} cases[] = {
-		{SRPT_CM_DISCONNECTED, 0, nullptr},
-		{SRPT_CM_REJECTED, 0, "connection failed (CM event 77)"},
-		{SRPT_CM_CONNECT_ERROR, 0, "connection failed (CM event 77)"},
-		{SRPT_CM_DISCONNECT_REQUEST, 1, nullptr},
+		{SRPT_CM_IB, SRPT_IB_CM_DREP_RECEIVED, 0, false},
+		{SRPT_CM_IB, SRPT_IB_CM_TIMEWAIT_EXIT, 0, false},
+		{SRPT_CM_IB, SRPT_IB_CM_DREQ_ERROR, 0, false},
+		{SRPT_CM_IB, SRPT_IB_CM_REJ_RECEIVED, 0, true},
+		{SRPT_CM_IB, SRPT_IB_CM_REP_ERROR, 0, true},
+		{SRPT_CM_IB, SRPT_IB_CM_DREQ_RECEIVED, 1, false},
+		{SRPT_CM_RDMA, SRPT_RDMA_CM_TIMEWAIT_EXIT, 0, false},
+		{SRPT_CM_RDMA, SRPT_RDMA_CM_REJECTED, 0, true},
+		{SRPT_CM_RDMA, SRPT_RDMA_CM_UNREACHABLE, 0, true},
+		{SRPT_CM_RDMA, SRPT_RDMA_CM_CONNECT_ERROR, 0, true},
+		{SRPT_CM_RDMA, SRPT_RDMA_CM_DISCONNECTED, 1, false},
 	};
 	std::uint64_t id = 100;
 	for (const auto &c : cases) {
 		for (bool live : {false, true}) {
-			SCOPED_TRACE(std::to_string(c.ev) + (live ? " live" : " connecting"));
+			SCOPED_TRACE(std::string(c.cm == SRPT_CM_IB ? "IB/CM " : "RDMA/CM ") +
+				     std::to_string(c.ev) + (live ? " live" : " connecting"));
 			fake::clear_logs();
 			iu::LoginReq req = login_req();
 			req.i_port_id = iu::port_id(id, id);
 			id++;
-			srpt_os_channel &ch = live ? live_channel(req) : login_ok(req);
-			srpt_core_cm_event(ch.core, c.ev, 77);
+			srpt_os_channel &ch = live ? live_channel(req, c.cm) : login_ok(req, c.cm);
+			srpt_core_cm_event(ch.core, c.ev);
 			EXPECT_EQ(c.disconnects, ch.disconnect_calls);
 			EXPECT_EQ(1, ch.qp_error_calls);
 			EXPECT_EQ(ChState::kDraining, state(ch));
-			if (c.log) {
-				EXPECT_EQ(1, fake::log_count(c.log)) << fake::log_text();
-			}
+			EXPECT_EQ(c.failed ? 1 : 0,
+				  fake::log_count("connection failed (CM event " + std::to_string(c.ev) + ")"))
+				<< fake::log_text();
 			fake::run_work();
 			EXPECT_TRUE(ch.freed);
 		}
 	}
-	/* Another event changes nothing. */
-	srpt_os_channel &ch = live_channel(login_req());
-	srpt_core_cm_event(ch.core, SRPT_CM_OTHER, 5);
-	EXPECT_EQ(ChState::kLive, state(ch));
-	EXPECT_EQ(0, ch.qp_error_calls);
-	EXPECT_EQ(1, fake::log_count("ignoring CM event 5", SRPT_LOG_DEBUG));
+	/* Another event changes nothing: MRA, address and route errors, codes unknown yet. */
+	const struct {
+		srpt_cm_kind cm;
+		int ev;
+	} others[] = {
+		{SRPT_CM_IB, 0 /* REQ_ERROR */}, {SRPT_CM_IB, 10 /* MRA_RECEIVED */}, {SRPT_CM_IB, 1000},
+		{SRPT_CM_RDMA, 1 /* ADDR_ERROR */}, {SRPT_CM_RDMA, 4 /* ROUTE_ERROR */}, {SRPT_CM_RDMA, 1000},
+	};
+	for (const auto &o : others) {
+		SCOPED_TRACE(std::string(o.cm == SRPT_CM_IB ? "IB/CM " : "RDMA/CM ") +
+			     std::to_string(o.ev));
+		iu::LoginReq req = login_req();
+		req.i_port_id = iu::port_id(id, id);
+		id++;
+		srpt_os_channel &ch = live_channel(req, o.cm);
+		fake::clear_logs();
+		srpt_core_cm_event(ch.core, o.ev);
+		EXPECT_EQ(ChState::kLive, state(ch));
+		EXPECT_EQ(0, ch.qp_error_calls);
+		EXPECT_EQ(1, fake::log_count("ignoring CM event " + std::to_string(o.ev),
+					     SRPT_LOG_DEBUG));
+	}
+}
+
+TEST_F(ChannelStates, EstablishedByEitherIbCmEvent)
+{
+	setup_target();
+	/* RTU, or USER_ESTABLISHED after the first packet beat the RTU. */
+	for (int ev : {SRPT_IB_CM_RTU_RECEIVED, SRPT_IB_CM_USER_ESTABLISHED}) {
+		iu::LoginReq req = login_req();
+		req.i_port_id = iu::port_id(ev, ev);
+		srpt_os_channel &ch = login_ok(req, SRPT_CM_IB);
+		srpt_core_cm_event(ch.core, ev);
+		EXPECT_EQ(ChState::kLive, state(ch)) << ev;
+		EXPECT_EQ(1, ch.ready_calls) << ev;
+	}
 }
 
 TEST_F(ChannelStates, LateEstablishedDoesNotReviveAClosingChannel)
@@ -841,10 +881,10 @@ TEST_F(ChannelStates, LateEstablishedDoesNotReviveAClosingChannel)
 		iu::LoginReq req = login_req();
 		req.i_port_id = iu::port_id(was_live, 9);
 		srpt_os_channel &ch = was_live ? live_channel(req) : login_ok(req);
-		srpt_core_cm_event(ch.core, SRPT_CM_DISCONNECT_REQUEST, 10);
+		fake::cm_event(ch, fake::Cm::kDisconnectRequest);
 		ASSERT_EQ(ChState::kDraining, state(ch));
 		const int ready = ch.ready_calls, zw = ch.zero_write_calls;
-		srpt_core_cm_event(ch.core, SRPT_CM_ESTABLISHED, 1);
+		fake::cm_event(ch, fake::Cm::kEstablished);
 		EXPECT_EQ(ChState::kDraining, state(ch));
 		EXPECT_EQ(zw, ch.zero_write_calls) << "no zero-length write for a closing channel";
 		EXPECT_EQ(ready, ch.ready_calls) << "the QP of a closing channel is not moved to RTS";
@@ -858,7 +898,7 @@ TEST_F(ChannelStates, ZeroLengthWriteFailures)
 	setup_target();
 	/* Its completion fails while LIVE: the QP broke. Straight to the release. */
 	srpt_os_channel &a = live_channel(login_req());
-	srpt_core_cm_event(a.core, SRPT_CM_DISCONNECTED, 0);	/* posts the drain write */
+	fake::cm_event(a, fake::Cm::kTimewaitExit);	/* posts the drain write */
 	ASSERT_TRUE(fake::complete_zero_write(a, false));
 	EXPECT_EQ(ChState::kDisconnected, state(a));
 	EXPECT_EQ(1u, fake::pending_work());
@@ -869,7 +909,7 @@ TEST_F(ChannelStates, ZeroLengthWriteFailures)
 	req.i_port_id = iu::port_id(1, 2);
 	srpt_os_channel &b = login_ok(req);
 	/* The write posted at ESTABLISHED fails: DISCONNECTED without a DREQ. */
-	srpt_core_cm_event(b.core, SRPT_CM_ESTABLISHED, 1);
+	fake::cm_event(b, fake::Cm::kEstablished);
 	ASSERT_EQ(ChState::kLive, state(b));
 	ASSERT_TRUE(fake::complete_zero_write(b, false));
 	EXPECT_EQ(ChState::kDisconnected, state(b));
@@ -881,7 +921,7 @@ TEST_F(ChannelStates, ZeroLengthWriteFailures)
 	req.i_port_id = iu::port_id(3, 4);
 	srpt_os_channel &c = live_channel(req);
 	fake::fail_call("srpt_os_channel_post_zero_write", 1, -EIO);
-	srpt_core_cm_event(c.core, SRPT_CM_DISCONNECTED, 0);
+	fake::cm_event(c, fake::Cm::kTimewaitExit);
 	EXPECT_EQ(ChState::kDisconnected, state(c));
 	EXPECT_EQ(1, fake::log_count("posting the drain write failed (-5)")) << fake::log_text();
 	fake::run_work();
@@ -891,7 +931,7 @@ TEST_F(ChannelStates, ZeroLengthWriteFailures)
 	req.i_port_id = iu::port_id(5, 6);
 	srpt_os_channel &d = login_ok(req);
 	fake::fail_call("srpt_os_channel_post_zero_write", 1, -EIO);
-	srpt_core_cm_event(d.core, SRPT_CM_ESTABLISHED, 1);
+	fake::cm_event(d, fake::Cm::kEstablished);
 	EXPECT_EQ(ChState::kDraining, state(d));
 	fake::run_work();
 	EXPECT_TRUE(d.freed);
@@ -900,7 +940,7 @@ TEST_F(ChannelStates, ZeroLengthWriteFailures)
 	req.i_port_id = iu::port_id(7, 8);
 	srpt_os_channel &e = login_ok(req);
 	fake::fail_call("srpt_os_channel_ready", 1, -EINVAL);
-	srpt_core_cm_event(e.core, SRPT_CM_ESTABLISHED, 1);
+	fake::cm_event(e, fake::Cm::kEstablished);
 	EXPECT_EQ(ChState::kDraining, state(e));
 	EXPECT_EQ(1, fake::log_count("making the queue pair ready to send failed (-22)")) << fake::log_text();
 	fake::run_work();
@@ -913,23 +953,34 @@ TEST_F(ChannelStates, QpEvents)
 	srpt_os_channel &ch = login_ok(login_req());
 	{
 		fake::AtomicScope irq;
-		srpt_core_qp_event(ch.core, SRPT_QP_COMM_EST, 3);
-		srpt_core_qp_event(ch.core, SRPT_QP_LAST_WQE_REACHED, 16);
-		srpt_core_qp_event(ch.core, SRPT_QP_OTHER, 99);
+		srpt_core_qp_event(ch.core, SRPT_IB_EVENT_COMM_EST);
+		srpt_core_qp_event(ch.core, 16 /* QP_LAST_WQE_REACHED */);
+		srpt_core_qp_event(ch.core, 1000);
 	}
 	EXPECT_EQ(1, ch.notify_established_calls);
 	EXPECT_EQ(ChState::kConnecting, state(ch));
 	EXPECT_EQ(0u, fake::pending_work());
+	EXPECT_EQ(1, fake::log_count("QP event 16 in state", SRPT_LOG_DEBUG));
 	establish(ch);
-	{
-		fake::AtomicScope irq;
-		srpt_core_qp_event(ch.core, SRPT_QP_FATAL, 1);
+	std::uint64_t id = 1;
+	for (int ev : {SRPT_IB_EVENT_QP_FATAL, SRPT_IB_EVENT_QP_REQ_ERR, SRPT_IB_EVENT_QP_ACCESS_ERR}) {
+		SCOPED_TRACE(ev);
+		iu::LoginReq req = login_req();
+		req.i_port_id = iu::port_id(id, id);
+		id++;
+		srpt_os_channel &c = live_channel(req);
+		{
+			fake::AtomicScope irq;
+			srpt_core_qp_event(c.core, ev);
+		}
+		EXPECT_EQ(ChState::kLive, state(c)) << "nothing that sleeps in the event handler";
+		EXPECT_EQ(1, fake::log_count("queue pair error (event " + std::to_string(ev) + ")",
+					     SRPT_LOG_ERR));
+		fake::run_work();
+		EXPECT_EQ(1, c.disconnect_calls);
+		EXPECT_TRUE(c.freed);
 	}
-	EXPECT_EQ(ChState::kLive, state(ch)) << "nothing that sleeps in the event handler";
-	EXPECT_EQ(1, fake::log_count("queue pair error (event 1)", SRPT_LOG_ERR));
-	fake::run_work();
-	EXPECT_EQ(1, ch.disconnect_calls);
-	EXPECT_TRUE(ch.freed);
+	EXPECT_EQ(ChState::kLive, state(ch));
 }
 
 TEST_F(ChannelStates, ReceiveFailures)
@@ -945,7 +996,7 @@ TEST_F(ChannelStates, ReceiveFailures)
 
 	/* Flushed receives of a draining channel are expected. */
 	srpt_os_channel &b = live_channel(login_req());
-	srpt_core_cm_event(b.core, SRPT_CM_DISCONNECT_REQUEST, 10);
+	fake::cm_event(b, fake::Cm::kDisconnectRequest);
 	fake::clear_logs();
 	ASSERT_NE(nullptr, fake::receive(b, nullptr, 0, false));
 	EXPECT_EQ(0, fake::log_count("receive failed"));
@@ -1080,7 +1131,7 @@ TEST_F(ChannelStates, RaceDeviceRemovedWhileAChannelIsReleased)
 	ASSERT_EQ(2, srpt_core_tpg_attrib_store(tpg_, SRPT_ATTRIB_USE_SRQ, "1\n", 2));
 	srpt_os_channel &ch = live_channel(login_req());
 	ASSERT_EQ(1, ch.qp.use_srq);
-	srpt_core_cm_event(ch.core, SRPT_CM_DISCONNECTED, 0);
+	fake::cm_event(ch, fake::Cm::kTimewaitExit);
 	ASSERT_TRUE(fake::complete_zero_write(ch, false));
 	ASSERT_EQ(1u, fake::pending_work()) << "the release";
 	/* The removal's wait for the release really blocks, 50 ms at a time. */
@@ -1119,19 +1170,20 @@ TEST_F(ChannelStates, EventsAfterTheReleaseIsScheduledAreHarmless)
 {
 	setup_target();
 	srpt_os_channel &ch = live_channel(login_req());
-	srpt_core_cm_event(ch.core, SRPT_CM_DISCONNECTED, 0);
+	fake::cm_event(ch, fake::Cm::kTimewaitExit);
 	ASSERT_TRUE(fake::complete_zero_write(ch, false));
 	ASSERT_EQ(ChState::kDisconnected, state(ch));
 	ASSERT_EQ(1u, fake::pending_work());
 	const int disc = ch.disconnect_calls, qperr = ch.qp_error_calls, zw = ch.zero_write_calls,
 		  ready = ch.ready_calls;
-	for (srpt_cm_event ev : {SRPT_CM_ESTABLISHED, SRPT_CM_DISCONNECT_REQUEST, SRPT_CM_DISCONNECTED,
-				 SRPT_CM_REJECTED, SRPT_CM_CONNECT_ERROR, SRPT_CM_OTHER})
-		srpt_core_cm_event(ch.core, ev, 1);
+	for (int ev : std::initializer_list<int>{SRPT_RDMA_CM_ESTABLISHED, SRPT_RDMA_CM_DISCONNECTED,
+						 SRPT_RDMA_CM_TIMEWAIT_EXIT, SRPT_RDMA_CM_REJECTED,
+						 SRPT_RDMA_CM_CONNECT_ERROR, 1000})
+		srpt_core_cm_event(ch.core, ev);
 	{
 		fake::AtomicScope irq;
-		srpt_core_qp_event(ch.core, SRPT_QP_FATAL, 1);
-		srpt_core_qp_event(ch.core, SRPT_QP_COMM_EST, 1);
+		srpt_core_qp_event(ch.core, SRPT_IB_EVENT_QP_FATAL);
+		srpt_core_qp_event(ch.core, SRPT_IB_EVENT_COMM_EST);
 	}
 	ASSERT_NE(nullptr, fake::receive(ch, nullptr, 0, false));
 	EXPECT_EQ(disc, ch.disconnect_calls);

@@ -877,7 +877,7 @@ TEST_F(Datapath, AClosingChannelEndsWhatWaitsForTheSendQueue)
 	EXPECT_EQ(2u, core(*ch_)->sendq().waiting());
 
 	/* The initiator leaves: the QP goes to the error state, nothing more is sent. */
-	srpt_core_cm_event(ch_->core, SRPT_CM_DISCONNECT_REQUEST, 10);
+	fake::cm_event(*ch_, fake::Cm::kDisconnectRequest);
 	EXPECT_EQ(0, s->put_calls);
 	/* The next (flushed) completion ends those waiting. */
 	ASSERT_TRUE(fake::complete_send(busy[0], false));
