@@ -273,12 +273,6 @@ extern "C" void srpt_core_device_remove(struct srpt_device *dev)
 	from_handle<Device>(dev)->remove();
 }
 
-extern "C" void srpt_core_srq_event(struct srpt_device *dev, int raw_event)
-{
-	srpt_os_log(SRPT_LOG_INFO, "%s: shared receive queue event %d\n",
-		    from_handle<Device>(dev)->name(), raw_event);
-}
-
 extern "C" void srpt_core_port_event(struct srpt_device *h, srpt_u32 port_num, int event)
 {
 	Device *dev = from_handle<Device>(h);

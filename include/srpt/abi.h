@@ -1,21 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * The one boundary between the C++ core and the C shims of ib_srpt.
- *
- * Readable from kernel C (the shims), from the freestanding C++ core and
- * from host C++ (the test double). It includes no header at all, so both
- * sides see exactly the same declarations.
- *
- * Naming:
- *   srpt_os_*    implemented by the shims (kernel services, IB verbs, LIO),
- *                called by the core;
- *   srpt_core_*  implemented by the core, called by the shims. The two
- *                contracts the users documented keep their historic names:
- *                srpt_refresh_port() and srpt_lookup_port().
- *
- * Core objects cross as opaque handles (struct srpt_device, ...); kernel
- * objects cross as opaque handles too (struct srpt_os_device, ...). Each
- * function says who owns what after the call.
+ * The one boundary between the C++ core and the C shims of ib_srpt, read
+ * alike by kernel C, the freestanding core and the host test double (it
+ * includes nothing). srpt_os_* are the shims' (kernel services, verbs,
+ * LIO), called by the core; srpt_core_* are the core's, called by the
+ * shims; srpt_refresh_port() and srpt_lookup_port() keep their documented
+ * names. Objects of either side cross as opaque handles, and each function
+ * says who owns what after the call.
  */
 #ifndef SRPT_ABI_H
 #define SRPT_ABI_H
@@ -42,10 +33,7 @@ typedef unsigned long long srpt_u64;
 typedef __SIZE_TYPE__ srpt_size_t;
 typedef __PTRDIFF_TYPE__ srpt_ssize_t;
 
-/* ------------------------------------------------------------------------
- * Kernel services: memory, logging, locks, completions, deferred work.
- * ------------------------------------------------------------------------
- */
+/* ---- Kernel services: memory, logging, locks, completions, deferred work ---- */
 
 /*
  * Returns memory aligned to @align (a power of two) or NULL; may sleep,
@@ -75,23 +63,13 @@ void srpt_os_log(int level, const char *fmt, ...) SRPT_PRINTF(2, 3);
 void srpt_os_warn(const char *file, int line, const char *what);
 
 /*
- * Opaque storage for kernel synchronisation objects, embedded in core
- * objects so that no allocation is needed. The shim checks at build time
- * that the kernel object fits.
+ * Room for kernel synchronisation objects inside core objects, debug
+ * kernels' too (lockdep makes a mutex 144 bytes); os.c checks the fit.
  */
-/* Room for the debug kernels' objects too (lockdep makes a mutex 144 bytes). */
-struct srpt_os_spinlock {
-	unsigned long opaque[12];
-};
-struct srpt_os_mutex {
-	unsigned long opaque[24];
-};
-struct srpt_os_completion {
-	unsigned long opaque[12];
-};
-struct srpt_os_work {
-	unsigned long opaque[16];
-};
+struct srpt_os_spinlock { unsigned long opaque[12]; };
+struct srpt_os_mutex { unsigned long opaque[24]; };
+struct srpt_os_completion { unsigned long opaque[12]; };
+struct srpt_os_work { unsigned long opaque[16]; };
 
 /*
  * A lock class for the kernel's lock validator: one static instance per
@@ -99,9 +77,7 @@ struct srpt_os_work {
  * so that lockdep tells the core's locks apart. ktl/lock.h's
  * KTL_LOCK_INIT() makes it; @name is what lockdep reports.
  */
-struct srpt_os_lock_class {
-	unsigned long opaque[4];
-};
+struct srpt_os_lock_class { unsigned long opaque[4]; };
 
 void srpt_os_spin_init(struct srpt_os_spinlock *lock, const char *name,
 		       struct srpt_os_lock_class *cls);
@@ -109,8 +85,7 @@ void srpt_os_spin_init(struct srpt_os_spinlock *lock, const char *name,
 unsigned long srpt_os_spin_lock_irqsave(struct srpt_os_spinlock *lock);
 void srpt_os_spin_unlock_irqrestore(struct srpt_os_spinlock *lock, unsigned long flags);
 
-void srpt_os_mutex_init(struct srpt_os_mutex *m, const char *name,
-			struct srpt_os_lock_class *cls);
+void srpt_os_mutex_init(struct srpt_os_mutex *m, const char *name, struct srpt_os_lock_class *cls);
 void srpt_os_mutex_lock(struct srpt_os_mutex *m);
 void srpt_os_mutex_unlock(struct srpt_os_mutex *m);
 void srpt_os_mutex_destroy(struct srpt_os_mutex *m);
@@ -143,10 +118,7 @@ void srpt_os_work_cancel_sync(struct srpt_os_work *w);
  */
 srpt_u64 srpt_os_now_ns(void);
 
-/* ------------------------------------------------------------------------
- * Module lifetime and parameters.
- * ------------------------------------------------------------------------
- */
+/* ---- Module lifetime and parameters ---- */
 
 /* Called once from module_init before anything else; from module_exit last. */
 SRPT_NODISCARD int srpt_core_init(void);
@@ -167,14 +139,12 @@ enum srpt_param {
 SRPT_NODISCARD int srpt_core_param_set(enum srpt_param p, const char *val);
 int srpt_core_param_get(enum srpt_param p, char *buf, srpt_size_t size);
 
-/* ------------------------------------------------------------------------
- * RDMA devices and ports.
- *
+/* ---- RDMA devices and ports ---- */
+/*
  * The shim creates a struct srpt_os_device (PD, event handler, MAD agents,
  * CM listener) for every RDMA device the IB client sees and hands it to
  * srpt_core_device_add(); the core creates one struct srpt_port per
  * physical port and decides everything else.
- * ------------------------------------------------------------------------
  */
 
 struct srpt_device;
@@ -290,14 +260,12 @@ void srpt_os_device_events_stop(struct srpt_os_device *os);
 srpt_size_t srpt_core_mad_recv(struct srpt_port *port, const void *req,
 			       srpt_size_t req_len, void *rsp, srpt_size_t rsp_len);
 
-/* ------------------------------------------------------------------------
- * LIO: target ports (WWNs), TPGs, node ACLs and configfs attributes.
- *
+/* ---- LIO: target ports (WWNs), TPGs, node ACLs and configfs attributes ---- */
+/*
  * The shim owns the configfs-facing kernel objects (struct se_wwn, struct
  * se_portal_group inside its srpt_os_tport / srpt_os_tpg) and creates the
  * core twin in the same configfs callback; it destroys the core twin
  * first when configfs drops the directory.
- * ------------------------------------------------------------------------
  */
 
 struct srpt_tport;
@@ -362,13 +330,11 @@ SRPT_NODISCARD int srpt_core_nacl_init(const char *name);
  */
 SRPT_NODISCARD int srpt_os_rdma_cm_listen(srpt_u16 port);
 
-/* ------------------------------------------------------------------------
- * Logins and channels.
- *
+/* ---- Logins and channels ---- */
+/*
  * An RDMA channel is one connection (QP) of an initiator; it carries one
  * LIO session. The shim creates a struct srpt_os_channel holding the CM
  * id when a connection request arrives and hands it to srpt_core_login().
- * ------------------------------------------------------------------------
  */
 
 struct srpt_channel;
@@ -456,8 +422,7 @@ void srpt_core_qp_event(struct srpt_channel *ch, int event);
 void srpt_core_close_session(struct srpt_channel *ch);
 
 /* Completions, from the channel's CQ context. */
-void srpt_core_recv_done(struct srpt_channel *ch, struct srpt_recv *r, int ok,
-			 srpt_u32 byte_len);
+void srpt_core_recv_done(struct srpt_channel *ch, struct srpt_recv *r, int ok, srpt_u32 byte_len);
 void srpt_core_zero_write_done(struct srpt_channel *ch, int ok);
 
 /* Kernel side of channels, called by the core. */
@@ -510,10 +475,7 @@ void srpt_os_channel_destroy_cm(struct srpt_os_channel *os);
 void srpt_os_channel_destroy_qp(struct srpt_os_channel *os);
 void srpt_os_channel_free(struct srpt_os_channel *os);
 
-/* ------------------------------------------------------------------------
- * Receive buffers and the shared receive queue.
- * ------------------------------------------------------------------------
- */
+/* ---- Receive buffers and the shared receive queue ---- */
 
 /*
  * Allocates and DMA-maps a receive buffer able to hold @size bytes of IU
@@ -530,12 +492,8 @@ SRPT_NODISCARD int srpt_os_recv_post(struct srpt_os_device *dev, struct srpt_os_
 
 SRPT_NODISCARD int srpt_os_srq_create(struct srpt_os_device *dev, srpt_u32 size);
 void srpt_os_srq_destroy(struct srpt_os_device *dev);
-void srpt_core_srq_event(struct srpt_device *dev, int raw_event);
 
-/* ------------------------------------------------------------------------
- * Commands (send contexts): the data path.
- * ------------------------------------------------------------------------
- */
+/* ---- Commands (send contexts): the data path ---- */
 
 enum srpt_data_dir {
 	SRPT_DATA_NONE = 0,
