@@ -300,7 +300,7 @@ int Channel::create_resources()
 		if (!ac.check())
 			return -ktl::kENOMEM;
 		cmds_[i] = c;
-		c->os = srpt_os_cmd_alloc(os_, to_handle<srpt_cmd>(c), max_rsp_size_, &rsp);
+		c->os.reset(srpt_os_cmd_alloc(os_, to_handle<srpt_cmd>(c), max_rsp_size_, &rsp));
 		if (!c->os)
 			return -ktl::kENOMEM;
 		c->rsp_buf = static_cast<u8 *>(rsp);
@@ -318,12 +318,12 @@ int Channel::create_resources()
 		RecvCtx &r = recv_ring_[i];
 		void *iu;
 
-		r.os = srpt_os_recv_alloc(dev_->os(), to_handle<srpt_recv>(&r), max_req_size(), align,
-					  &iu);
+		r.os.reset(srpt_os_recv_alloc(dev_->os(), to_handle<srpt_recv>(&r), max_req_size(),
+					      align, &iu));
 		if (!r.os)
 			return -ktl::kENOMEM;
 		r.iu = static_cast<u8 *>(iu);
-		ret = srpt_os_recv_post(dev_->os(), os_, r.os);
+		ret = srpt_os_recv_post(dev_->os(), os_, r.os.get());
 		if (ret)
 			return ret;
 	}
@@ -339,21 +339,14 @@ void Channel::free_resources()
 		if (use_srq_)
 			repost(r);
 	}
-	if (recv_ring_) {
-		for (u32 i = 0; i < rq_size_; i++)
-			srpt_os_recv_free(recv_ring_[i].os);
-		delete[] recv_ring_;
-		recv_ring_ = nullptr;
-	}
+	/* The contexts free their kernel sides as they go. */
+	delete[] recv_ring_;
+	recv_ring_ = nullptr;
 	if (cmds_) {
 		while (free_cmds_.pop_front())
 			;
-		for (u32 i = 0; i < rq_size_; i++) {
-			if (!cmds_[i])
-				continue;
-			srpt_os_cmd_free(cmds_[i]->os);
+		for (u32 i = 0; i < rq_size_; i++)
 			delete cmds_[i];
-		}
 		delete[] cmds_;
 		cmds_ = nullptr;
 	}

@@ -52,7 +52,7 @@ void Channel::on_recv(RecvCtx *r, bool ok, u32 byte_len)
 
 void Channel::repost(RecvCtx *r)
 {
-	const int ret = srpt_os_recv_post(dev_->os(), use_srq_ ? nullptr : os_, r->os);
+	const int ret = srpt_os_recv_post(dev_->os(), use_srq_ ? nullptr : os_, r->os.get());
 
 	if (ret && state() <= ChState::kLive)
 		srpt_os_log(SRPT_LOG_ERR | SRPT_LOG_RATELIMITED, "%s: reposting a receive buffer failed (%d)\n",
@@ -136,7 +136,7 @@ int map_data(Cmd *c, RecvCtx *r, const DataLayout &l)
 	case DataKind::kNone:
 		return 0;
 	case DataKind::kImmediate:
-		srpt_os_cmd_map_imm(c->os, r->iu + l.imm_offset, l.data_len);
+		srpt_os_cmd_map_imm(c->os.get(), r->iu + l.imm_offset, l.data_len);
 		c->imm_recv = r;
 		return 0;
 	case DataKind::kDirect:
@@ -153,7 +153,7 @@ int map_data(Cmd *c, RecvCtx *r, const DataLayout &l)
 		return 0;
 	if (!c->xfer.prepare(count))
 		return -ktl::kENOMEM;
-	int ret = srpt_os_cmd_bufs_prepare(c->os, count, l.dir);
+	int ret = srpt_os_cmd_bufs_prepare(c->os.get(), count, l.dir);
 	if (ret)
 		return ret;
 	/* Local memory only: the transfer is mapped when it goes (see post_step). */
@@ -162,7 +162,7 @@ int map_data(Cmd *c, RecvCtx *r, const DataLayout &l)
 
 		if (!b.len)
 			continue;
-		ret = srpt_os_cmd_buf_add(c->os, b.va, b.key, b.len);
+		ret = srpt_os_cmd_buf_add(c->os.get(), b.va, b.key, b.len);
 		if (ret)
 			return ret;
 		c->xfer.add(b.len);
@@ -220,7 +220,7 @@ bool Channel::handle_cmd(RecvCtx *r, Cmd *c)
 			    "%s: command %#llx: allocating %u bytes for its data failed (%d)\n",
 			    name(), c->tag, c->data_len, ret);
 		c->imm_recv = nullptr;
-		srpt_os_cmd_release_data(c->os);
+		srpt_os_cmd_release_data(c->os.get());
 		c->xfer.clear();
 		if (transient(ret)) {
 			stats_.add(Stat::kErrNoMemory);
@@ -239,13 +239,13 @@ bool Channel::handle_cmd(RecvCtx *r, Cmd *c)
 	info.task_attr = sc.task_attr;
 	info.dir = sc.data.dir;
 	info.data_len = sc.data.data_len;
-	ret = srpt_os_cmd_init(c->os, &info);
+	ret = srpt_os_cmd_init(c->os.get(), &info);
 	if (ret) {
 		/* The session is stopping: nobody is waiting for an answer. */
 		srpt_os_log(SRPT_LOG_DEBUG, "%s: dropping command %#llx (%d)\n", name(), c->tag, ret);
 		stats_.add(Stat::kDropped);
 		c->imm_recv = nullptr;
-		srpt_os_cmd_release_data(c->os);
+		srpt_os_cmd_release_data(c->os.get());
 		c->xfer.clear();
 		credits_.owe_one();
 		put_cmd(c);
@@ -253,7 +253,7 @@ bool Channel::handle_cmd(RecvCtx *r, Cmd *c)
 	}
 	/* LIO may release c (reposting r) before submit returns. */
 	const bool keep = c->imm_recv == r;
-	srpt_os_cmd_submit(c->os, r->iu + srp::cmd::kCdb);
+	srpt_os_cmd_submit(c->os.get(), r->iu + srp::cmd::kCdb);
 	return keep;
 }
 
@@ -278,7 +278,7 @@ void Channel::handle_tsk_mgmt(RecvCtx *r, Cmd *c)
 	if (t.tmf == SRPT_TMF_UNSUPPORTED)
 		srpt_os_log(SRPT_LOG_INFO | SRPT_LOG_RATELIMITED,
 			    "%s: task management function %#x is not supported\n", name(), t.function);
-	const int ret = srpt_os_cmd_submit_tmr(c->os, t.lun, t.tmf, t.task_tag, t.tag);
+	const int ret = srpt_os_cmd_submit_tmr(c->os.get(), t.lun, t.tmf, t.task_tag, t.tag);
 	if (ret) {
 		srpt_os_log(SRPT_LOG_ERR | SRPT_LOG_RATELIMITED,
 			    "%s: task management function %#x for %#llx failed (%d)\n", name(),
@@ -309,7 +309,7 @@ int Cmd::write_pending()
 	if (data_kind == DataKind::kImmediate || !xfer.buffers()) {
 		ch_->stats().add(Stat::kBytesWritten, data_len);
 		set_state(CmdState::kDataIn);
-		srpt_os_cmd_execute(os);
+		srpt_os_cmd_execute(os.get());
 		return 0;
 	}
 	set_state(CmdState::kNeedData);
@@ -355,7 +355,7 @@ Cmd::Step Cmd::post_step(SendQueue &q)
 	round_bufs_ = 0;
 	while (xfer.left()) {
 		const Piece p = xfer.next(q.piece_limit());
-		const int n = srpt_os_cmd_rdma_map(os, p.buf, p.off, p.len);
+		const int n = srpt_os_cmd_rdma_map(os.get(), p.buf, p.off, p.len);
 
 		if (n < 0) {
 			if (round_bufs_)
@@ -371,7 +371,7 @@ Cmd::Step Cmd::post_step(SendQueue &q)
 		}
 		if (static_cast<u32>(n) > q.slots()) {
 			/* It would never fit: smaller pieces for this channel from now on. */
-			srpt_os_cmd_rdma_unmap(os, p.buf);
+			srpt_os_cmd_rdma_unmap(os.get(), p.buf);
 			if (q.shrink_piece_limit())
 				continue;
 			if (round_bufs_)
@@ -381,7 +381,7 @@ Cmd::Step Cmd::post_step(SendQueue &q)
 			return Step::kFailed;
 		}
 		if (wrs + static_cast<u32>(n) > free) {
-			srpt_os_cmd_rdma_unmap(os, p.buf);
+			srpt_os_cmd_rdma_unmap(os.get(), p.buf);
 			blocked = wrs + static_cast<u32>(n);
 			break;
 		}
@@ -420,7 +420,7 @@ Cmd::Step Cmd::post_step(SendQueue &q)
 	}
 	/* The completion may run before post returns: everything is set. */
 	const int ret = with_rsp && !len ? -ktl::kEINVAL :
-		srpt_os_cmd_post(os, static_cast<u32>(len));
+		srpt_os_cmd_post(os.get(), static_cast<u32>(len));
 	if (!ret)
 		return Step::kPosted;
 	q.untake(n);
@@ -448,7 +448,7 @@ void Cmd::post_failed()
 		}
 		if (data_out) {
 			set_state(CmdState::kDataIn);
-			srpt_os_cmd_abort(os, false);
+			srpt_os_cmd_abort(os.get(), false);
 			return;
 		}
 		/* A response that carried the credits owes them again already. */
@@ -466,7 +466,7 @@ void Cmd::post_failed()
 	if (data_out) {
 		/* LIO answers TASK SET FULL or ABORTED COMMAND through queue_status. */
 		set_state(CmdState::kDataIn);
-		srpt_os_cmd_abort(os, retry);
+		srpt_os_cmd_abort(os.get(), retry);
 		return;
 	}
 	/* The read data cannot go: answer without it, so that the initiator can retry. */
@@ -497,7 +497,7 @@ void Cmd::rdma_done(bool ok)
 				srpt_os_log(SRPT_LOG_ERR | SRPT_LOG_RATELIMITED,
 					    "%s: command %#llx: RDMA READ failed\n", ch->name(), tag);
 			set_state(CmdState::kDataIn);
-			srpt_os_cmd_abort(os, false);
+			srpt_os_cmd_abort(os.get(), false);
 			return;
 		}
 		if (xfer.left()) {
@@ -506,7 +506,7 @@ void Cmd::rdma_done(bool ok)
 		}
 		set_state(CmdState::kDataIn);
 		ch->stats().add(Stat::kBytesWritten, data_len);
-		srpt_os_cmd_execute(os);
+		srpt_os_cmd_execute(os.get());
 		return;
 	case CmdState::kCmdRspSent:
 		ch->sendq().release(held);
@@ -536,7 +536,7 @@ void Cmd::fail_response()
 	if (local)
 		release();
 	else
-		srpt_os_cmd_put(os);
+		srpt_os_cmd_put(os.get());
 }
 
 void Cmd::respond(u32 data_bytes)
@@ -561,7 +561,7 @@ ktl::size_t Cmd::build_rsp(u32 delta)
 void Cmd::unmap_round()
 {
 	for (u32 i = 0; i < round_bufs_; i++)
-		srpt_os_cmd_rdma_unmap(os, round_first_ + i);
+		srpt_os_cmd_rdma_unmap(os.get(), round_first_ + i);
 	round_bufs_ = 0;
 }
 
@@ -645,7 +645,7 @@ void Cmd::send_done(bool ok)
 	else if (local)
 		release();
 	else
-		srpt_os_cmd_done(os);	/* LIO releases the command */
+		srpt_os_cmd_done(os.get());	/* LIO releases the command */
 	ch->process_wait_list();
 }
 
@@ -665,7 +665,7 @@ void Cmd::release()
 		ch_->repost(imm_recv);
 		imm_recv = nullptr;
 	}
-	srpt_os_cmd_release_data(os);
+	srpt_os_cmd_release_data(os.get());
 	xfer.clear();
 	ch_->put_cmd(this);
 }

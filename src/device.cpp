@@ -175,13 +175,13 @@ int Device::srq_create()
 		RecvCtx &r = srq_ring_[i];
 		void *iu;
 
-		r.os = srpt_os_recv_alloc(os_, to_handle<srpt_recv>(&r), max_req_size(), 0, &iu);
+		r.os.reset(srpt_os_recv_alloc(os_, to_handle<srpt_recv>(&r), max_req_size(), 0, &iu));
 		if (!r.os) {
 			ret = -ktl::kENOMEM;
 			break;
 		}
 		r.iu = static_cast<ktl::u8 *>(iu);
-		ret = srpt_os_recv_post(os_, nullptr, r.os);
+		ret = srpt_os_recv_post(os_, nullptr, r.os.get());
 		if (ret)
 			break;
 	}
@@ -199,9 +199,7 @@ void Device::srq_destroy()
 {
 	/* Destroying the SRQ discards what is posted on it. */
 	srpt_os_srq_destroy(os_);
-	for (u32 i = 0; i < srq_size_; i++)
-		srpt_os_recv_free(srq_ring_[i].os);
-	delete[] srq_ring_;
+	delete[] srq_ring_;	/* the buffers free their kernel sides */
 	srq_ring_ = nullptr;
 	srq_size_ = 0;
 }

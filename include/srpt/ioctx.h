@@ -8,6 +8,7 @@
 
 #include <ktl/atomic.h>
 #include <ktl/list.h>
+#include <ktl/owned.h>
 #include <ktl/types.h>
 #include <srpt/abi.h>
 #include <srpt/iu.h>
@@ -19,6 +20,10 @@ namespace srpt {
 class Channel;
 class SendQueue;
 
+/* The kernel sides of a receive buffer and of a send context, owned. */
+using OsRecv = ktl::Owned<srpt_os_recv, srpt_os_recv_free>;
+using OsCmd = ktl::Owned<srpt_os_cmd, srpt_os_cmd_free>;
+
 /* srpt_recv: a receive buffer and what arrived in it. */
 struct RecvCtx {
 	RecvCtx() { live_inc(Live::kRecv); }
@@ -26,7 +31,7 @@ struct RecvCtx {
 	RecvCtx(const RecvCtx &) = delete;
 	RecvCtx &operator=(const RecvCtx &) = delete;
 
-	srpt_os_recv *os = nullptr;
+	OsRecv os;
 	ktl::u8 *iu = nullptr;		/* where the IU is received */
 	ktl::u32 byte_len = 0;		/* bytes of the last IU */
 	ktl::ListNode wait_node;	/* on Channel::wait_list_ (CQ context only) */
@@ -87,7 +92,7 @@ public:
 	void post_failed();
 
 	Channel *const ch_;
-	srpt_os_cmd *os = nullptr;
+	OsCmd os;
 	ktl::u8 *rsp_buf = nullptr;
 	ktl::u32 rsp_size = 0;
 

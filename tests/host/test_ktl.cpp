@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* ktl: wire readers/writers, number parsing, StrBuf, List, RefPtr. */
+/* ktl: wire readers/writers, number parsing, StrBuf, List, RefPtr, Owned. */
 #include "fixture.h"
 
 #include <ktl/list.h>
+#include <ktl/owned.h>
 #include <ktl/refptr.h>
 #include <ktl/string.h>
 #include <ktl/wire.h>
@@ -547,4 +548,49 @@ TEST_F(Ktl, RefCountedReleaseBelowZeroWarns)
 	expect_warnings(1, "an add_ref on a dead object");
 	delete o;
 	EXPECT_EQ(1, destroyed);
+}
+
+/* ---- Owned ---- */
+
+namespace {
+
+struct Handle {
+	int id;
+};
+std::vector<int> g_freed;
+void free_handle(Handle *h)
+{
+	g_freed.push_back(h->id);
+}
+using OwnedHandle = ktl::Owned<Handle, free_handle>;
+
+} // namespace
+
+TEST_F(Ktl, OwnedFreesOnceWhateverPathItsOwnershipTakes)
+{
+	Handle a{1}, b{2}, c{3}, d{4};
+	g_freed.clear();
+	{
+		OwnedHandle empty;
+		EXPECT_FALSE(empty);
+		OwnedHandle x(&a);
+		EXPECT_TRUE(x);
+		EXPECT_EQ(&a, x.get());
+		OwnedHandle y(ktl::move(x));
+		EXPECT_FALSE(x) << "moved from: owns nothing";
+		EXPECT_EQ(&a, y.get());
+		OwnedHandle z(&b);
+		z = ktl::move(y);	/* b goes now, a stays owned by z */
+		EXPECT_EQ(std::vector<int>{2}, g_freed);
+		z.reset(&c);		/* a goes */
+		EXPECT_EQ((std::vector<int>{2, 1}), g_freed);
+		OwnedHandle w(&d);
+		Handle *given = w.release();
+		EXPECT_EQ(&d, given);
+		EXPECT_FALSE(w);
+		z = ktl::move(z);	/* self-move keeps it */
+		EXPECT_EQ(&c, z.get());
+	}
+	/* c at the end of its scope; d was given up; nothing twice. */
+	EXPECT_EQ((std::vector<int>{2, 1, 3}), g_freed);
 }
