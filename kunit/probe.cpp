@@ -66,12 +66,12 @@ public:
 
 extern "C" int srpt_probe_live_ports(void)
 {
-	return RdmaPort::live_count_for_test();
+	return srpt::live_count(srpt::Live::kPort);
 }
 
 extern "C" int srpt_probe_live_tports(void)
 {
-	return srpt::TargetPort::live_count_for_test();
+	return srpt::live_count(srpt::Live::kTPort);
 }
 
 extern "C" void srpt_probe_port_cache(struct srpt_port *port, struct srpt_probe_port_cache *out)
@@ -160,7 +160,7 @@ extern "C" int srpt_probe_live(enum srpt_probe_live kind)
 
 extern "C" int srpt_probe_live_channels(void)
 {
-	return Channel::live_count_for_test();
+	return srpt::live_count(srpt::Live::kChannel);
 }
 
 extern "C" int srpt_probe_channel_state(struct srpt_channel *ch)

@@ -57,11 +57,6 @@ const char *ch_state_name(ChState s)
 	return "?";
 }
 
-int Channel::live_count_for_test()
-{
-	return live_count(Live::kChannel);
-}
-
 Channel::Channel(Device *dev, ktl::RefPtr<RdmaPort> port, srpt_os_channel *os,
 		 const srpt_login_info &info, const LoginRequest &req)
 	: dev_(dev), port_(ktl::move(port)), os_(os), req_(req),

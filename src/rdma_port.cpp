@@ -27,11 +27,6 @@ RdmaPort::~RdmaPort()
 	live_dec(Live::kPort);
 }
 
-int RdmaPort::live_count_for_test()
-{
-	return live_count(Live::kPort);
-}
-
 void RdmaPort::log(int level, const char *what, int err) const
 {
 	if (err)

@@ -31,11 +31,6 @@ TargetPort::~TargetPort()
 	live_dec(Live::kTPort);
 }
 
-int TargetPort::live_count_for_test()
-{
-	return live_count(Live::kTPort);
-}
-
 int TargetPort::create(const char *name, srpt_os_tport *os, TargetPort **out)
 {
 	PortLookup found = lookup_port(name);

@@ -76,7 +76,6 @@ public:
 	const LoginRequest &request() const { return req_; }
 	/* The login response went out. */
 	bool logged_in() const { return logged_in_; }
-	srpt_os_channel *os() const { return os_; }
 	const Credits &credits() const { return credits_; }
 	Counters &stats() { return stats_; }
 	const Counters &stats() const { return stats_; }
@@ -97,7 +96,6 @@ public:
 
 	ktl::ListNode nexus_node;	/* on its Nexus's list, under the port's logins mutex */
 
-	static int live_count_for_test();
 	~Channel();
 
 private:

@@ -82,7 +82,6 @@ public:
 	 */
 	[[nodiscard]] int set_use_srq(bool use_srq);
 
-	static int live_count_for_test();
 
 private:
 	static void refresh_work_fn(void *arg);

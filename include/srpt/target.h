@@ -59,7 +59,6 @@ public:
 		return false;
 	}
 
-	static int live_count_for_test();
 
 private:
 	friend class Tpg;

@@ -30,6 +30,7 @@
 
 #include <ktl/errno.h>
 #include <srpt/channel.h>
+#include <srpt/live.h>
 #include <srpt/device.h>
 #include <srpt/handles.h>
 #include <srpt/target.h>
@@ -588,7 +589,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size
 	}
 	fake::run_work();
 	FUZZ_CHECK(ch.freed, "the channel was not released");
-	FUZZ_CHECK(srpt::Channel::live_count_for_test() == 0, "a channel object leaked");
+	FUZZ_CHECK(srpt::live_count(srpt::Live::kChannel) == 0, "a channel object leaked");
 	FUZZ_CHECK(fake::live_cmds() == 0 && fake::live_recvs() == 0, "%zu send contexts, %zu buffers leaked",
 		   fake::live_cmds(), fake::live_recvs());
 	FUZZ_CHECK(fake::live_allocs() == t.allocs, "%ld allocations leaked", fake::live_allocs() - t.allocs);

@@ -3,6 +3,7 @@
 #include "fixture.h"
 
 #include <srpt/params.h>
+#include <srpt/live.h>
 #include <srpt/registry.h>
 #include <srpt/target.h>
 
@@ -52,8 +53,8 @@ void CoreTest::TearDown()
 	const auto violations = fake::take_violations();
 	EXPECT_TRUE(violations.empty()) << "kernel rules broken:" << join(violations);
 
-	EXPECT_EQ(0, srpt::RdmaPort::live_count_for_test()) << "ports leaked";
-	EXPECT_EQ(0, srpt::TargetPort::live_count_for_test()) << "target ports leaked";
+	EXPECT_EQ(0, srpt::live_count(srpt::Live::kPort)) << "ports leaked";
+	EXPECT_EQ(0, srpt::live_count(srpt::Live::kTPort)) << "target ports leaked";
 	EXPECT_TRUE(srpt::registry_empty()) << "a device is still registered";
 	EXPECT_EQ(0, fake::live_allocs()) << "allocations leaked (" << fake::live_bytes()
 					  << " bytes)";

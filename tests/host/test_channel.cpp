@@ -43,7 +43,7 @@ Rej rej_of(const srpt_os_channel &ch)
 /* Nothing of a rejected login is left in the core or the fake. */
 void expect_nothing_left(const srpt_os_channel &ch, long allocs_before)
 {
-	EXPECT_EQ(0, srpt::Channel::live_count_for_test());
+	EXPECT_EQ(0, srpt::live_count(srpt::Live::kChannel));
 	EXPECT_EQ(allocs_before, fake::live_allocs());
 	EXPECT_EQ(0u, fake::live_recvs());
 	EXPECT_EQ(0u, fake::live_cmds());
@@ -99,7 +99,7 @@ TEST_F(Login, RdmaCmLoginResponseQpAndBuffers)
 	EXPECT_EQ(std::vector<std::string>{kPeer}, ch.session_tries);
 	EXPECT_EQ(ChState::kConnecting, state(ch));
 	EXPECT_EQ(0, ch.ready_calls);
-	EXPECT_EQ(1, srpt::Channel::live_count_for_test());
+	EXPECT_EQ(1, srpt::live_count(srpt::Live::kChannel));
 	EXPECT_EQ(1u, port_of(*dev_, 1)->logins().channel_count());
 	EXPECT_EQ((std::vector<std::string>{"channel_create_qp", "channel_open_session 192.168.122.7",
 					    "channel_accept 52"}),
@@ -599,7 +599,7 @@ TEST_F(Login, AFailedLoginResponseClosesTheChannel)
 	EXPECT_EQ((std::vector<std::string>{"channel_close_session", "channel_destroy_cm",
 					    "channel_destroy_qp", "channel_free"}),
 		  trace_of({"channel_close", "channel_destroy", "channel_free"}));
-	EXPECT_EQ(0, srpt::Channel::live_count_for_test());
+	EXPECT_EQ(0, srpt::live_count(srpt::Live::kChannel));
 	EXPECT_EQ(0u, fake::live_recvs());
 	EXPECT_EQ(0u, fake::live_cmds());
 	EXPECT_EQ(0u, port_of(*dev_, 1)->logins().channel_count());
@@ -687,7 +687,7 @@ TEST_F(Login, RaceAReloginBetweenTheTwoCriticalSections)
 	EXPECT_EQ(0x00010001u, rej_of(first).reason);
 	fake::run_work();
 	EXPECT_TRUE(first.freed);
-	EXPECT_EQ(1, srpt::Channel::live_count_for_test());
+	EXPECT_EQ(1, srpt::live_count(srpt::Live::kChannel));
 	EXPECT_EQ(1u, port_of(*dev_, 1)->logins().channel_count());
 }
 
@@ -729,7 +729,7 @@ TEST_F(Login, RaceTheTpgIsDisabledOnAnotherThreadDuringTheLogin)
 	EXPECT_FALSE(ch.accepted) << "a channel that was being logged out was accepted";
 	EXPECT_EQ(0x00010001u, rej_of(ch).reason);
 	EXPECT_TRUE(ch.freed);
-	EXPECT_EQ(0, srpt::Channel::live_count_for_test());
+	EXPECT_EQ(0, srpt::live_count(srpt::Live::kChannel));
 	EXPECT_EQ(0u, fake::live_recvs());
 	EXPECT_EQ(0u, fake::live_cmds());
 	EXPECT_EQ(0u, port_of(*dev_, 1)->logins().channel_count());
@@ -785,7 +785,7 @@ TEST_F(ChannelStates, ReleaseOrderAndNothingLeft)
 					    "channel_post_zero_write", "channel_close_session",
 					    "channel_destroy_cm", "channel_destroy_qp", "channel_free"}),
 		  trace_of({"channel_"}));
-	EXPECT_EQ(0, srpt::Channel::live_count_for_test());
+	EXPECT_EQ(0, srpt::live_count(srpt::Live::kChannel));
 	EXPECT_EQ(0u, fake::live_recvs());
 	EXPECT_EQ(0u, fake::live_cmds());
 	EXPECT_EQ(0u, port_of(*dev_, 1)->logins().channel_count());
@@ -1041,7 +1041,7 @@ TEST_F(ChannelStates, CloseSessionWaitsUntilReleased)
 	srpt_core_close_session(ch.core);
 	EXPECT_TRUE(ch.freed) << "returned before the release";
 	EXPECT_EQ(1, ch.disconnect_calls);
-	EXPECT_EQ(0, srpt::Channel::live_count_for_test());
+	EXPECT_EQ(0, srpt::live_count(srpt::Live::kChannel));
 	EXPECT_EQ(1, fake::log_count("mlx5_0 port 1: logging out 192.168.122.7: its ACL or session was removed"))
 		<< fake::log_text();
 
@@ -1110,7 +1110,7 @@ TEST_F(ChannelStates, DeviceRemovalLogsEveryoneOut)
 	remove_device(*dev_);
 	for (srpt_os_channel *ch : chs)
 		EXPECT_TRUE(ch->freed);
-	EXPECT_EQ(0, srpt::Channel::live_count_for_test());
+	EXPECT_EQ(0, srpt::live_count(srpt::Live::kChannel));
 	EXPECT_EQ(0u, fake::live_recvs());
 	EXPECT_EQ(0u, fake::live_cmds());
 	EXPECT_EQ(3, fake::log_count("the RDMA device is going away")) << fake::log_text();
@@ -1161,7 +1161,7 @@ TEST_F(ChannelStates, RaceDeviceRemovedWhileAChannelIsReleased)
 	EXPECT_TRUE(ch.freed);
 	EXPECT_TRUE(ch.qp_destroyed);
 	EXPECT_FALSE(dev_->srq) << "destroyed by the removal, after the release";
-	EXPECT_EQ(0, srpt::Channel::live_count_for_test());
+	EXPECT_EQ(0, srpt::live_count(srpt::Live::kChannel));
 	EXPECT_EQ(0u, fake::live_recvs());
 	EXPECT_LE(1, fake::log_count(waiting)) << fake::log_text();
 }

@@ -6,6 +6,7 @@
 #include "fixture.h"
 
 #include <srpt/registry.h>
+#include <srpt/live.h>
 
 #include <cerrno>
 #include <string>
@@ -238,7 +239,7 @@ TEST_F(Devices, QueryFailureFailsTheAddAndLeavesNothing)
 			EXPECT_FALSE(d.port(n).devmgmt) << "port " << n;
 		}
 		EXPECT_EQ(0, d.events_start_calls);
-		EXPECT_EQ(0, srpt::RdmaPort::live_count_for_test());
+		EXPECT_EQ(0, srpt::live_count(srpt::Live::kPort));
 		EXPECT_EQ(0, fake::live_allocs());
 		EXPECT_TRUE(srpt::registry_empty());
 		d.port(bad).query_error = 0;
@@ -471,7 +472,7 @@ TEST_F(Devices, AllocationFailureAtEveryStepLeavesNothing)
 			EXPECT_FALSE(d.port(n).agent);
 			EXPECT_FALSE(d.port(n).devmgmt);
 		}
-		EXPECT_EQ(0, srpt::RdmaPort::live_count_for_test());
+		EXPECT_EQ(0, srpt::live_count(srpt::Live::kPort));
 		EXPECT_EQ(0, fake::live_allocs());
 		EXPECT_TRUE(srpt::registry_empty());
 		EXPECT_FALSE(findable(fake::guid_name(d, 1)));
@@ -511,7 +512,7 @@ TEST_F(Devices, SixtyFourPortsAreFine)
 	fake::Device &d = add_device("big0", 64, 0x0002c90300000000ull);
 	EXPECT_NE(nullptr, port_of(d, 64));
 	EXPECT_TRUE(findable(fake::guid_name(d, 64)));
-	EXPECT_EQ(64, srpt::RdmaPort::live_count_for_test());
+	EXPECT_EQ(64, srpt::live_count(srpt::Live::kPort));
 }
 
 TEST_F(Devices, TwoDevicesAreFoundIndependently)

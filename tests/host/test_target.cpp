@@ -7,6 +7,7 @@
 #include "fixture.h"
 
 #include <srpt/target.h>
+#include <srpt/live.h>
 
 #include <cctype>
 #include <cerrno>
@@ -116,13 +117,13 @@ TEST_F(Lookup, AReferenceOutlivesTheDevice)
 	fake::Device &d = add_device("mlx5_0", 2, 0x0002c90300a1b2c0ull);
 	port_and_port_id r = srpt_lookup_port(fake::guid_name(d, 1).c_str());
 	ASSERT_NE(nullptr, r.sport);
-	EXPECT_EQ(2, srpt::RdmaPort::live_count_for_test());
+	EXPECT_EQ(2, srpt::live_count(srpt::Live::kPort));
 	remove_device(d);
-	EXPECT_EQ(1, srpt::RdmaPort::live_count_for_test()) << "the referenced port stays allocated";
+	EXPECT_EQ(1, srpt::live_count(srpt::Live::kPort)) << "the referenced port stays allocated";
 	EXPECT_EQ(1, refs(r.sport));
 	EXPECT_EQ(nullptr, srpt::from_handle<srpt::RdmaPort>(r.sport)->device()) << "but detached";
 	srpt_port_put_ref(r.sport);
-	EXPECT_EQ(0, srpt::RdmaPort::live_count_for_test());
+	EXPECT_EQ(0, srpt::live_count(srpt::Live::kPort));
 }
 
 /* ---- Target ports ---- */
@@ -141,7 +142,7 @@ TEST_F(Tports, BothNameFormsOnOnePort)
 	EXPECT_EQ(fake::guid_name(d, 1), srpt_core_tport_name(g));
 	EXPECT_EQ(fake::gid_name(d, 1), srpt_core_tport_name(x));
 	EXPECT_EQ(3, refs(p)) << "each target port holds one reference";
-	EXPECT_EQ(2, srpt::TargetPort::live_count_for_test());
+	EXPECT_EQ(2, srpt::live_count(srpt::Live::kTPort));
 	EXPECT_EQ(1, fake::log_count("mlx5_0 port 1: created target port " + fake::guid_name(d, 1)));
 
 	destroy_tport(g);
@@ -176,7 +177,7 @@ TEST_F(Tports, SameFormTwiceIsEEXISTAndLeavesNothing)
 		EXPECT_EQ(-ktl::kEEXIST, err) << n;
 	}
 	EXPECT_EQ(2, refs(p));
-	EXPECT_EQ(1, srpt::TargetPort::live_count_for_test());
+	EXPECT_EQ(1, srpt::live_count(srpt::Live::kTPort));
 	EXPECT_EQ(allocs, fake::live_allocs());
 	EXPECT_EQ(2, fake::log_count("target port " + fake::guid_name(d, 1) + " already exists",
 				     SRPT_LOG_ERR));
@@ -208,7 +209,7 @@ TEST_F(Tports, BadNamesAreEINVALAndCreateNothing)
 		EXPECT_EQ(-ktl::kEINVAL, srpt_core_tport_create(n.c_str(), nullptr, &out)) << n;
 		EXPECT_EQ(reinterpret_cast<srpt_tport *>(0x1), out) << "*out written: " << n;
 	}
-	EXPECT_EQ(0, srpt::TargetPort::live_count_for_test());
+	EXPECT_EQ(0, srpt::live_count(srpt::Live::kTPort));
 	EXPECT_EQ(1, refs(port_of(d, 1)));
 	EXPECT_EQ(9, fake::log_count("no RDMA port is named", SRPT_LOG_ERR));
 	/* A hostile name is cut in the log. */
@@ -223,7 +224,7 @@ TEST_F(Tports, AllocationFailure)
 	EXPECT_EQ(nullptr, create_tport(fake::guid_name(d, 1), &err));
 	EXPECT_EQ(-ktl::kENOMEM, err);
 	EXPECT_EQ(1, refs(port_of(d, 1)));
-	EXPECT_EQ(0, srpt::TargetPort::live_count_for_test());
+	EXPECT_EQ(0, srpt::live_count(srpt::Live::kTPort));
 }
 
 TEST_F(Tports, DeviceRemovalDetachesThePortTheTportHolds)
@@ -235,7 +236,7 @@ TEST_F(Tports, DeviceRemovalDetachesThePortTheTportHolds)
 	srpt::RdmaPort *p = port_of(d, 1);
 
 	remove_device(d);
-	EXPECT_EQ(1, srpt::RdmaPort::live_count_for_test()) << "port 1 alive, port 2 freed";
+	EXPECT_EQ(1, srpt::live_count(srpt::Live::kPort)) << "port 1 alive, port 2 freed";
 	EXPECT_EQ(1, refs(p));
 	EXPECT_EQ(nullptr, p->device());
 	EXPECT_FALSE(p->mad_registered());
@@ -247,7 +248,7 @@ TEST_F(Tports, DeviceRemovalDetachesThePortTheTportHolds)
 	EXPECT_EQ(-ktl::kEINVAL, err);
 
 	destroy_tport(t);
-	EXPECT_EQ(0, srpt::RdmaPort::live_count_for_test()) << "the last reference frees the port";
+	EXPECT_EQ(0, srpt::live_count(srpt::Live::kPort)) << "the last reference frees the port";
 }
 
 TEST_F(Tports, ADeviceAddedAgainGetsNewPorts)
@@ -261,7 +262,7 @@ TEST_F(Tports, ADeviceAddedAgainGetsNewPorts)
 	/* The old target port keeps the detached port; the name is free on the new one. */
 	srpt_tport *fresh = create_tport(name);
 	ASSERT_NE(nullptr, fresh);
-	EXPECT_EQ(2, srpt::RdmaPort::live_count_for_test());
+	EXPECT_EQ(2, srpt::live_count(srpt::Live::kPort));
 	destroy_tport(old);
 	destroy_tport(fresh);
 }
