@@ -76,9 +76,7 @@ public:
 	const LoginRequest &request() const { return req_; }
 	/* The login response went out. */
 	bool logged_in() const { return logged_in_; }
-	const Credits &credits() const { return credits_; }
 	Counters &stats() { return stats_; }
-	const Counters &stats() const { return stats_; }
 	/* The name its session was opened with: its node ACL's name. */
 	const char *acl_name() const { return acl_name_.c_str(); }
 	/* Commands received and not yet released. */
@@ -91,7 +89,6 @@ public:
 	void process_wait_list();
 	Credits &credits() { return credits_; }
 	SendQueue &sendq() { return sendq_; }
-	const SendQueue &sendq() const { return sendq_; }
 	u32 max_ti_iu_len() const { return max_ti_iu_len_; }
 
 	ktl::ListNode nexus_node;	/* on its Nexus's list, under the port's logins mutex */
