@@ -6,8 +6,9 @@
 # - `sg_reset --device` makes ib_srp send an SRP LUN RESET; LIO aborts
 #   the commands executing on the LUN: those of the channel that carried
 #   the LUN RESET without a response (the target counts aborted tasks):
-#   ib_srp finds them timed out (the disk's SCSI timeout is 6 s here) and
-#   aborts them with SRP ABORT TASK before the SCSI layer retries them;
+#   ib_srp finds them timed out (the disk's SCSI timeout is 6 s here,
+#   times SRPT_VM_SLOWDOWN) and aborts them with SRP ABORT TASK before
+#   the SCSI layer retries them;
 #   those of the other channel (another LIO session) with TASK ABORTED,
 #   which the SCSI layer retries at once;
 # - `sg_reset --target` escalates (ib_srp has no target reset) to a host
@@ -96,7 +97,10 @@ for srq in 0 1; do
 	srp_login rxe0 "$gid" 10.200.0.1 "$port"
 	disk=$(srp_disk)
 	nch=$(<"$(srp_host)/ch_count")
-	echo 6 >"/sys/block/$disk/device/timeout"
+	# Short, so that ib_srp aborts what the LUN reset ended silently; on a
+	# slowed-down kernel as much longer as everything else, or live
+	# commands time out too and their late responses race the aborts.
+	echo $((6 * SRPT_VM_SLOWDOWN)) >"/sys/block/$disk/device/timeout"
 
 	# LUN reset. Which commands are executing on which channel at the
 	# instant of the reset is up to the guest's scheduler: a reset that
