@@ -36,24 +36,6 @@ bool ParsedPortName::matches(const Gid &g) const
 	return false;
 }
 
-namespace {
-
-/* Reads @n hex digit pairs from @s into @out; false on a non-hex char. */
-bool hex_bytes(const char *s, u8 *out, ktl::size_t n)
-{
-	for (ktl::size_t i = 0; i < n; i++) {
-		const int hi = ktl::hex_digit(s[2 * i]);
-		const int lo = ktl::hex_digit(s[2 * i + 1]);
-
-		if (hi < 0 || lo < 0)
-			return false;
-		out[i] = static_cast<u8>(hi << 4 | lo);
-	}
-	return true;
-}
-
-} // namespace
-
 int parse_port_name(ktl::Span<const char> text, ParsedPortName *out)
 {
 	const char *name = text.data();
@@ -63,16 +45,14 @@ int parse_port_name(ktl::Span<const char> text, ParsedPortName *out)
 	if (len == 19) {
 		/* xxxx:xxxx:xxxx:xxxx */
 		for (int g = 0; g < 4; g++) {
-			const char *grp = name + 5 * g;
-
-			if (g < 3 && grp[4] != ':')
+			if (g < 3 && name[5 * g + 4] != ':')
 				return -ktl::kEINVAL;
-			if (!hex_bytes(grp, p.gid.raw + 8 + 2 * g, 2))
+			if (ktl::parse_hex_bytes(text.subspan(5 * g, 4), p.gid.raw + 8 + 2 * g, 2))
 				return -ktl::kEINVAL;
 		}
 		p.kind = SRPT_PORT_ID_GUID;
 	} else if (len == 34 && name[0] == '0' && (name[1] == 'x' || name[1] == 'X')) {
-		if (!hex_bytes(name + 2, p.gid.raw, 16))
+		if (ktl::parse_hex_bytes(text.subspan(2), p.gid.raw, 16))
 			return -ktl::kEINVAL;
 		p.kind = SRPT_PORT_ID_GID;
 	} else {

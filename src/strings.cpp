@@ -83,4 +83,22 @@ int parse_u64(const char *s, unsigned int base, u64 max, u64 *out)
 	return parse_u64(Span<const char>(s, strnlen(s, 4096)), base, max, out);
 }
 
+int parse_hex_bytes(Span<const char> text, u8 *out, size_t n)
+{
+	if (text.empty() || text.size() > 2 * n)
+		return -kEINVAL;
+	for (char c : text)
+		if (hex_digit(c) < 0)
+			return -kEINVAL;
+
+	__builtin_memset(out, 0, n);
+	/* The last digit is the low nibble of the last byte. */
+	for (size_t i = 0; i < text.size(); i++) {
+		const size_t nibble = text.size() - 1 - i;
+
+		out[n - 1 - nibble / 2] |= static_cast<u8>(hex_digit(text[i]) << (4 * (nibble % 2)));
+	}
+	return 0;
+}
+
 } // namespace ktl

@@ -27,6 +27,13 @@ char to_lower(char c);
 [[nodiscard]] int parse_u64(const char *s, unsigned int base, u64 max, u64 *out);
 
 /*
+ * Parses @text, 1 to 2 * @n hex digits of either case, as a big-endian
+ * number into the @n bytes at @out, left-padded with zero bytes.
+ * Returns 0, or -kEINVAL for anything else; @out changes only on success.
+ */
+[[nodiscard]] int parse_hex_bytes(Span<const char> text, u8 *out, size_t n);
+
+/*
  * Appending text that truncates and never overflows, shared by StrBuf
  * (its own array) and TextBuf (a caller's buffer). Derived provides
  * buf() and cap() and the len_/truncated_ members.

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* ktl: wire readers/writers, number parsing, StrBuf, List, RefPtr, Owned. */
+/* ktl: wire readers/writers, number and hex parsing, StrBuf, List, RefPtr, Owned. */
 #include "fixture.h"
 
 #include <ktl/list.h>
@@ -9,6 +9,7 @@
 #include <ktl/wire.h>
 
 #include <cstring>
+#include <string>
 #include <vector>
 
 using ktl::BeReader;
@@ -274,6 +275,54 @@ TEST_F(Ktl, ParseU64SpanStopsAtItsLengthAndRejectsNul)
 	const char nul[] = {'1', '\0', '2'};
 	EXPECT_EQ(-ktl::kEINVAL, ktl::parse_u64(ktl::Span<const char>(nul, 3), 0, kU64Max, &v));
 	EXPECT_EQ(-ktl::kEINVAL, ktl::parse_u64(ktl::Span<const char>(), 0, kU64Max, &v));
+}
+
+/* ---- parse_hex_bytes ---- */
+
+TEST_F(Ktl, ParseHexBytesLeftPadsABigEndianNumber)
+{
+	const struct {
+		const char *text;
+		std::vector<int> want;	/* 4 bytes */
+	} cases[] = {
+		{"0", {0, 0, 0, 0}},
+		{"a", {0, 0, 0, 0x0a}},
+		{"AB", {0, 0, 0, 0xab}},
+		{"abc", {0, 0, 0x0a, 0xbc}},
+		{"12345", {0, 0x01, 0x23, 0x45}},
+		{"DeadBeef", {0xde, 0xad, 0xbe, 0xef}},
+		{"00000001", {0, 0, 0, 1}},
+		{"0f0F0f0F", {0x0f, 0x0f, 0x0f, 0x0f}},
+	};
+	for (const auto &c : cases) {
+		std::uint8_t out[4];
+		std::memset(out, 0xee, sizeof(out));
+		ASSERT_EQ(0, ktl::parse_hex_bytes(ktl::Span<const char>(c.text, std::strlen(c.text)), out,
+						  4))
+			<< c.text;
+		EXPECT_EQ(c.want, std::vector<int>(out, out + 4)) << c.text;
+	}
+}
+
+TEST_F(Ktl, ParseHexBytesRefusesAndLeavesTheOutputAlone)
+{
+	const std::string bad[] = {
+		"", "123456789", "0x12", "12 ", " 12", "g", "1g", "-1", "+1", "1:2", "12\n",
+		std::string("1\0", 2),
+	};
+	for (const std::string &t : bad) {
+		std::uint8_t out[4] = {1, 2, 3, 4};
+		EXPECT_EQ(-ktl::kEINVAL,
+			  ktl::parse_hex_bytes(ktl::Span<const char>(t.data(), t.size()), out, 4))
+			<< '"' << t << '"';
+		EXPECT_EQ((std::vector<int>{1, 2, 3, 4}), std::vector<int>(out, out + 4))
+			<< "output written on failure: " << t;
+	}
+	/* Only the span counts: digits after it are not read. */
+	std::uint8_t one = 0;
+	ASSERT_EQ(0, ktl::parse_hex_bytes(ktl::Span<const char>("7fxyz", 2), &one, 1));
+	EXPECT_EQ(0x7f, one);
+	EXPECT_EQ(-ktl::kEINVAL, ktl::parse_hex_bytes(ktl::Span<const char>("7fx", 3), &one, 1));
 }
 
 /* ---- StrBuf ---- */
