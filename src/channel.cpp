@@ -31,13 +31,6 @@ constexpr u8 kRdmaReadDepth = 4;
 /* How often a waiter for a release says it is still waiting. */
 constexpr unsigned int kReleaseWaitLogMs = 5000;
 
-void hex_id(ktl::StrBuf<40> *out, const u8 id[16])
-{
-	out->put("0x");
-	for (int i = 0; i < 16; i++)
-		out->hex(id[i], 2);
-}
-
 } // namespace
 
 const char *ch_state_name(ChState s)
@@ -63,7 +56,7 @@ Channel::Channel(Device *dev, ktl::RefPtr<RdmaPort> port, srpt_os_channel *os,
 	  cm_(static_cast<srpt_cm_kind>(info.cm))
 {
 	name_.put(info.peer ? info.peer : "?");
-	hex_id(&i_port_name_, req.initiator_port_id);
+	format_gid_name(req.initiator_port_id, &i_port_name_);
 	KTL_LOCK_INIT(free_lock_);
 	KTL_WORK_INIT(release_work_, release_work_fn, this);
 	KTL_WORK_INIT(logout_work_, logout_work_fn, this);

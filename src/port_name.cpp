@@ -15,12 +15,12 @@ void format_guid_name(const Gid &gid, GuidName *out)
 	}
 }
 
-void format_gid_name(const Gid &gid, GidName *out)
+void format_gid_name(const u8 id[16], GidName *out)
 {
 	out->clear();
 	out->put("0x");
-	for (u8 b : gid.raw)
-		out->hex(b, 2);
+	for (int i = 0; i < 16; i++)
+		out->hex(id[i], 2);
 }
 
 bool ParsedPortName::matches(const Gid &g) const

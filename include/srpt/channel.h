@@ -25,6 +25,7 @@
 #include <srpt/ioctx.h>
 #include <srpt/live.h>
 #include <srpt/login.h>
+#include <srpt/port_name.h>
 #include <srpt/send_queue.h>
 #include <srpt/srq_hold.h>
 #include <srpt/stats.h>
@@ -121,7 +122,7 @@ private:
 	Tpg *tpg_ = nullptr;		/* set under the port's logins mutex */
 	LoginRequest req_;
 	ktl::StrBuf<64> name_;		/* the initiator, as the transport names it */
-	ktl::StrBuf<40> i_port_name_;	/* "0x" + 32 hex digits of the initiator port id */
+	GidName i_port_name_;		/* "0x" + 32 hex digits of the initiator port id */
 	ktl::StrBuf<64> acl_name_;
 	srpt_cm_kind cm_;
 	bool use_srq_ = false;

@@ -27,7 +27,15 @@ struct Gid {
 };
 
 void format_guid_name(const Gid &gid, GuidName *out);
-void format_gid_name(const Gid &gid, GidName *out);
+/*
+ * The GID form of any 128-bit id: a port's GID, or an initiator port id
+ * (the name LIO knows an initiator by on a GID-named target port).
+ */
+void format_gid_name(const u8 id[16], GidName *out);
+inline void format_gid_name(const Gid &gid, GidName *out)
+{
+	format_gid_name(gid.raw, out);
+}
 
 /*
  * A parsed port name: which form, and the bytes it names (the interface

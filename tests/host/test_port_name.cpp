@@ -62,6 +62,10 @@ TEST_F(PortName, FormatTables)
 		srpt::format_gid_name(c.gid, &dn);
 		EXPECT_STREQ(c.guid, gn.c_str());
 		EXPECT_STREQ(c.gid_name, dn.c_str());
+		/* The same form for any 128-bit id, an initiator port id too. */
+		srpt::GidName id;
+		srpt::format_gid_name(c.gid.raw, &id);
+		EXPECT_STREQ(c.gid_name, id.c_str());
 		EXPECT_FALSE(gn.truncated());
 		EXPECT_FALSE(dn.truncated());
 
