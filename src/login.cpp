@@ -70,15 +70,6 @@ LoginCheck reject(srp::RejectReason reason, const char *why)
 	return c;
 }
 
-u64 be64_at(const u8 *p)
-{
-	u64 v = 0;
-
-	for (int i = 0; i < 8; i++)
-		v = v << 8 | p[i];
-	return v;
-}
-
 } // namespace
 
 LoginCheck check_login(const LoginRequest &req, const LoginLimits &lim)
@@ -94,8 +85,8 @@ LoginCheck check_login(const LoginRequest &req, const LoginLimits &lim)
 		return reject(RejectReason::kUnsupportedDescriptorFormat,
 			      "neither direct nor indirect data buffer descriptors requested");
 	/* The target port id is id_ext and ioc_guid: both our service GUID. */
-	if (be64_at(req.target_port_id) != lim.service_guid ||
-	    be64_at(req.target_port_id + 8) != lim.service_guid)
+	BeReader t_port_id(req.target_port_id);
+	if (t_port_id.be64(0) != lim.service_guid || t_port_id.be64(8) != lim.service_guid)
 		return reject(RejectReason::kUnableAssociateChannel,
 			      "target port identifier is not this target's");
 	const u8 action = req.req_flags & srp::kMultiChanActionMask;
