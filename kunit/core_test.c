@@ -535,6 +535,44 @@ static struct kunit_case srpt_tpg_cases[] = {
 };
 
 /* ---------------------------------------------------------------------
+ * Node ACL names, with the kernel's own address parser behind
+ * srpt_os_inet_pton() (the host tests have glibc's in its place).
+ */
+
+static void nacl_names_as_the_kernel_reads_them(struct kunit *test)
+{
+	static const char * const ok[] = {
+		"5054:00ff:fe4a:0b7b",
+		"0x0000000000000000505400fffe4a0b7b",
+		"192.168.122.76",
+		"010.1.1.1",			/* leading zeros, which glibc refuses */
+		"fe80::5054:ff:fe4a:b7b",
+		"fe80::1%2",
+		"::ffff:192.168.122.76",
+		"2001:db8::1%nosuchif",		/* only a link-local scope is read */
+	};
+	static const char * const bad[] = {
+		"0x123",
+		"1.2.3.4:5",			/* an address, but not all of the name */
+		"::ffff:1.2.3.4:5",
+		"1.2.3.4\n",
+		"fe80::1%",
+		"fe80::1%nosuchif",
+	};
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(ok); i++)
+		KUNIT_EXPECT_EQ_MSG(test, srpt_core_nacl_init(ok[i]), 0, "%s", ok[i]);
+	for (i = 0; i < ARRAY_SIZE(bad); i++)
+		KUNIT_EXPECT_EQ_MSG(test, srpt_core_nacl_init(bad[i]), -EINVAL, "%s", bad[i]);
+}
+
+static struct kunit_case srpt_nacl_cases[] = {
+	KUNIT_CASE(nacl_names_as_the_kernel_reads_them),
+	{}
+};
+
+/* ---------------------------------------------------------------------
  * What src/module.c does at load and unload, minus IB and LIO.
  */
 
@@ -582,6 +620,11 @@ static struct kunit_suite srpt_lookup_suite = {
 	.test_cases = srpt_lookup_cases,
 };
 
+static struct kunit_suite srpt_nacl_suite = {
+	.name = "srpt_nacl",
+	.test_cases = srpt_nacl_cases,
+};
+
 static struct kunit_suite srpt_tpg_suite = {
 	.name = "srpt_tpg",
 	.suite_init = srpt_kunit_suite_init,
@@ -592,7 +635,7 @@ static struct kunit_suite srpt_tpg_suite = {
 };
 
 kunit_test_suites(&srpt_alloc_suite, &srpt_refresh_suite, &srpt_lookup_suite,
-		  &srpt_tpg_suite);
+		  &srpt_tpg_suite, &srpt_nacl_suite);
 
 MODULE_DESCRIPTION("KUnit tests for the ib_srpt C++ core");
 MODULE_LICENSE("GPL");

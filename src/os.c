@@ -1,14 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * Kernel services for the C++ core: memory, logging, locks, completions,
- * deferred work and time. Each function only translates to the kernel
- * API of the same meaning; see include/srpt/abi.h for the contracts.
+ * deferred work, time and reading IP addresses. Each function only
+ * translates to the kernel API of the same meaning; see
+ * include/srpt/abi.h for the contracts.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/bug.h>
 #include <linux/build_bug.h>
 #include <linux/completion.h>
+#include <linux/inet.h>
 #include <linux/jiffies.h>
 #include <linux/kernel.h>
 #include <linux/lockdep.h>
@@ -19,7 +21,10 @@
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 #include <linux/sched/clock.h>
+#include <linux/socket.h>
+#include <linux/string.h>
 #include <linux/workqueue.h>
+#include <net/net_namespace.h>
 
 #include <srpt/abi.h>
 
@@ -212,4 +217,26 @@ u64 srpt_os_now_ns(void)
 {
 	/* Not ktime_get_ns(): with an HPET clocksource each read is slow. */
 	return local_clock();
+}
+
+int srpt_os_inet_pton(const char *name, size_t len)
+{
+	char buf[INET6_ADDRSTRLEN + 1];
+	struct sockaddr_storage sa;
+	const char *end;
+	u8 addr[16];
+
+	if (len >= sizeof(buf))
+		return -EINVAL;
+	memcpy(buf, name, len);
+	buf[len] = '\0';
+	/*
+	 * inet_pton_with_scope() also takes an address followed by ':' and
+	 * anything ("1.2.3.4:5", "::ffff:1.2.3.4:5"): the address must be
+	 * the whole name, or be followed by its scope.
+	 */
+	if (!(in4_pton(buf, len, addr, -1, &end) && end == buf + len) &&
+	    !(in6_pton(buf, len, addr, '%', &end) && (end == buf + len || *end == '%')))
+		return -EINVAL;
+	return inet_pton_with_scope(&init_net, AF_UNSPEC, buf, NULL, &sa) ? -EINVAL : 0;
 }

@@ -161,10 +161,10 @@ extern "C" int srpt_core_tpg_enable(struct srpt_tpg *tpg, int enable)
 
 extern "C" int srpt_core_nacl_init(const char *name)
 {
-	InitiatorId id;
+	InitiatorIdKind kind;
 	const ktl::size_t len = ktl::strnlen(name, 256);
 
-	if (parse_initiator_id(ktl::Span<const char>(name, len), &id)) {
+	if (parse_initiator_id(ktl::Span<const char>(name, len), &kind)) {
 		srpt_os_log(SRPT_LOG_ERR,
 			    "invalid initiator port ID '%.64s': expected a GUID (xxxx:xxxx:xxxx:xxxx), up to 32 hex digits (optionally 0x-prefixed, even count), or an IPv4/IPv6 address\n",
 			    name);

@@ -324,6 +324,14 @@ srpt_ssize_t srpt_core_objects_show(char *buf, srpt_size_t size);
 SRPT_NODISCARD int srpt_core_nacl_init(const char *name);
 
 /*
+ * 0 if the @len bytes at @name (no NUL among them) are, as a whole, an
+ * IPv4/IPv6 address as inet_pton_with_scope() reads the in-tree target's
+ * ACL names (a link-local "%scope" names an interface of init_net or is a
+ * number); else -EINVAL.
+ */
+SRPT_NODISCARD int srpt_os_inet_pton(const char *name, srpt_size_t len);
+
+/*
  * Listens for RDMA/CM logins on TCP-space @port (IPv6 any, falling back to
  * IPv4 any), replacing the previous listener; 0 stops listening. On
  * failure the previous listener stays.

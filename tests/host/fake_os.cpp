@@ -9,6 +9,8 @@
 #include "fake_internal.h"
 
 #include <algorithm>
+#include <arpa/inet.h>
+#include <cctype>
 #include <cerrno>
 #include <condition_variable>
 #include <cstdarg>
@@ -836,6 +838,70 @@ extern "C" int srpt_os_rdma_cm_listen(srpt_u16 port)
 		return s.config.listen_error;	/* the previous listener stays */
 	s.listening = port;
 	return 0;
+}
+
+/* ======================================================================
+ * The ABI: node ACL names.
+ * ======================================================================
+ */
+
+namespace {
+
+/* kstrtouint(@s, 0): "0x" hex, "0" octal or decimal, '+' and one trailing '\n' allowed. */
+bool kstrtouint0(std::string s)
+{
+	if (!s.empty() && s[0] == '+')
+		s.erase(0, 1);
+	if (!s.empty() && s.back() == '\n')
+		s.pop_back();
+	if (s.empty() || !std::isdigit(static_cast<unsigned char>(s[0])))
+		return false;
+	char *end;
+	errno = 0;
+	const unsigned long long v = std::strtoull(s.c_str(), &end, 0);
+	return errno == 0 && *end == '\0' && v <= 0xffffffffull;
+}
+
+} // namespace
+
+/*
+ * What inet_pton_with_scope() decides, with glibc's inet_pton() reading
+ * the address. Unlike the kernel, glibc refuses leading zeros beyond the
+ * usual digits: IPv4 parts like "010" and IPv6 groups of more than four
+ * digits like "00001" (the kernel reads both).
+ */
+extern "C" int srpt_os_inet_pton(const char *name, srpt_size_t len)
+{
+	const std::string s(name, len);
+	std::vector<std::string> netdevs;
+	std::uint8_t a[16];
+
+	{
+		std::lock_guard<std::mutex> g(g_mu);
+		if (s.find('\0') != std::string::npos)
+			violation_locked("srpt_os_inet_pton() of a name with a NUL");
+		if (const int err = count_call_locked("srpt_os_inet_pton"))
+			return err;
+		netdevs = S().config.netdevs;
+	}
+	/* The kernel's INET6_ADDRSTRLEN (glibc's is 46), scope included. */
+	if (s.size() > 48)
+		return -EINVAL;
+	if (inet_pton(AF_INET, s.c_str(), a) == 1)
+		return 0;
+	const std::size_t pct = s.find('%');
+	if (inet_pton(AF_INET6, s.substr(0, pct).c_str(), a) != 1)
+		return -EINVAL;
+	/* Only a link-local address has its scope checked (ipv6_addr_type()). */
+	const bool link_local = (a[0] == 0xfe && (a[1] & 0xc0) == 0x80) ||
+				(a[0] == 0xff && (a[1] & 0x0f) == 0x02);
+	if (pct == std::string::npos || !link_local)
+		return 0;
+	/* dev_get_by_name(), else kstrtouint(), of at most 15 characters. */
+	const std::string scope = s.substr(pct + 1, 15);
+	if (std::count(netdevs.begin(), netdevs.end(), scope) || kstrtouint0(scope))
+		return 0;
+	return -EINVAL;
 }
 
 /* ======================================================================

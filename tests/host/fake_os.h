@@ -242,6 +242,8 @@ struct Config {
 	bool capture_log = true;	/* keep log lines for assertions */
 	bool echo_log = false;		/* also print them (SRPT_FAKE_ECHO=1 sets this) */
 	int listen_error = 0;		/* srpt_os_rdma_cm_listen() fails with this */
+	/* The interfaces of init_net, for the scope of srpt_os_inet_pton(). */
+	std::vector<std::string> netdevs{"lo", "srpt0"};
 	/* srpt_os_wait_for_completion() first runs pending work, as a workqueue would. */
 	bool run_work_on_wait = true;
 	/* ... then waits for another thread at most this long before timing out. */

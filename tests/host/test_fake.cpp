@@ -278,6 +278,58 @@ TEST_F(Fake, LogRules)
 	EXPECT_EQ("from the wire 7\n", logs[2].text);
 }
 
+/*
+ * srpt_os_inet_pton() decides as inet_pton_with_scope() after src/os.c's
+ * whole-name check; every case here was checked against net/core/utils.c.
+ */
+TEST_F(Fake, InetPtonDecidesAsTheKernel)
+{
+	const struct {
+		const char *name;
+		int ret;
+	} cases[] = {
+		{"10.0.0.1", 0},
+		{"fe80::1", 0},
+		{"::ffff:10.0.0.1", 0},
+		/* the address must be the whole name, or be followed by a scope */
+		{"10.0.0.1:5", -EINVAL},
+		{"::ffff:10.0.0.1:5", -EINVAL},
+		{"10.0.0.1%lo", -EINVAL},
+		/* a link-local scope (fe80::/10, ff02::/16) is an interface or a kstrtouint() number */
+		{"fe80::1%srpt0", 0},
+		{"ff02::1%lo", 0},
+		{"fe80::1%eth9", -EINVAL},
+		{"ff02::1%eth9", -EINVAL},
+		{"fe80::1%", -EINVAL},
+		{"fe80::1%4294967295", 0},
+		{"fe80::1%4294967296", -EINVAL},
+		{"fe80::1%0x10", 0},
+		{"fe80::1%010", 0},
+		{"fe80::1%08", -EINVAL},
+		{"fe80::1%+2", 0},
+		{"fe80::1%-2", -EINVAL},
+		/* ... of at most 15 characters: the rest is not read */
+		{"fe80::1%0000000000000001x", 0},
+		/* any other address's scope is not read at all */
+		{"2001:db8::1%eth9", 0},
+		{"::1%", 0},
+		/* 48 characters at most (the kernel's INET6_ADDRSTRLEN), the scope included */
+		{"0000:0000:0000:0000:0000:ffff:255.255.255.255%lo", 0},
+		{"0000:0000:0000:0000:0000:ffff:255.255.255.255%lo0", -EINVAL},
+	};
+	for (const auto &c : cases)
+		EXPECT_EQ(c.ret, srpt_os_inet_pton(c.name, std::strlen(c.name))) << c.name;
+	EXPECT_TRUE(fake::take_violations().empty());
+
+	/* The interfaces are the test's to choose. */
+	fake::config().netdevs = {"ib0.8001"};
+	EXPECT_EQ(0, srpt_os_inet_pton("fe80::1%ib0.8001", 16));
+	EXPECT_EQ(-EINVAL, srpt_os_inet_pton("fe80::1%srpt0", 13));
+
+	(void)srpt_os_inet_pton("1.2.3.4\0", 8);
+	EXPECT_TRUE(has_violation(fake::take_violations(), "with a NUL"));
+}
+
 TEST_F(Fake, CalloutsAfterRemovalAreCaught)
 {
 	fake::Device &d = add_device("mlx5_0", 1, 0x0002c90300a1b2c0ull);

@@ -5,8 +5,10 @@
 # (xxxx:xxxx:xxxx:xxxx, 1-4 digits a group), hex with or without 0x (an
 # even count, up to 32 digits), IPv4, IPv6 (also with a scope). Malformed
 # names (odd-length or over-long hex, bad IPv4/IPv6, garbage) are refused
-# with EINVAL and a kernel log line, and nothing is created. The forms
-# work in a GUID-form target port too.
+# with EINVAL and a kernel log line, and nothing is created; so are, as the
+# kernel reads addresses, a link-local scope that is neither an interface
+# nor a number, an address followed by more, and an address longer than 48
+# characters. The forms work in a GUID-form target port too.
 # vm-timeout: 400
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 . "$SRPT_ROOT/tests/vm/lib.sh"
@@ -81,8 +83,11 @@ refused=(
 	fe80::1%
 	fe80::1%srpt0:1
 	fe80::1%0123456789abcdef
+	fe80::1%nosuchif		# a link-local scope: an interface or a number
 	::ffff:192.168.122.256
 	::ffff:1.2.3.4:5
+	192.168.122.76:5		# an address, but not all of the name
+	0000:0000:0000:0000:0000:ffff:192.168.122.76%srpt0	# 50 characters
 	5054:00ff:fe4a			# GUIDs of 3 or 5 groups, a 5-digit group
 	5054:00ff:fe4a:0b7b:1
 	5054:00ff:fe4a:0b7bc
