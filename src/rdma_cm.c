@@ -34,8 +34,11 @@ static int srpt_rdma_cm_req_recv(struct rdma_cm_id *cm_id,
 	};
 	char peer[64];
 
-	/* The initiator's address (the in-tree target used its own). */
-	snprintf(peer, sizeof(peer), "%pIS", &cm_id->route.addr.dst_addr);
+	/*
+	 * The initiator's address (the in-tree target used its own); IPv6
+	 * compressed (RFC 5952), as an administrator writes it in an ACL name.
+	 */
+	snprintf(peer, sizeof(peer), "%pISc", &cm_id->route.addr.dst_addr);
 	info.peer = peer;
 	return srpt_channel_login(cm_id->device, cm_id->port_num, &info,
 				  &srpt_rdma_cm_ops, cm_id, &cm_id->context);
