@@ -104,8 +104,8 @@ for srq in 0 1; do
 
 	# LUN reset. Which commands are executing on which channel at the
 	# instant of the reset is up to the guest's scheduler: a reset that
-	# found none of the other channel's proves nothing there, and is
-	# tried again (at most three times).
+	# found none of its own channel's, or none of the other's, proves
+	# nothing there, and is tried again (at most three times).
 	for try in 1 2 3; do
 		mark=$(dmesg_mark)
 		stats=$(srpt_stats "$gid")
@@ -121,8 +121,9 @@ for srq in 0 1; do
 		lio=$(dmesg_count_since "$mark" "LUN_RESET: ITT")
 		srp=$(dmesg_count_since "$mark" "Sending SRP abort for tag")
 		expect_no_stat_errors "$stats" "$after"
-		[ "$lio" -le "$aborted" ] || break
-		log "reset $try found no command of the other channel executing: again"
+		[ "$aborted" -ge 1 ] && [ "$lio" -gt "$aborted" ] && break
+		log "reset $try found $aborted commands of its own channel and" \
+			"$((lio - aborted)) of the other executing: again"
 	done
 	# LIO aborts silently what came over the channel of the LUN RESET
 	# (ib_srp's first), and answers TASK ABORTED for what came over the
