@@ -15,6 +15,7 @@
 #include <linux/workqueue.h>
 
 #include <srpt/abi.h>
+#include <srpt/port_api.h>
 
 #include "../src/os.h"
 #include "fake_ib.h"

@@ -285,7 +285,8 @@ static void login_rejects_initiator_without_acl(struct kunit *test)
 		tf_default_login(&l, cms[i], 1024);
 		expect_rejected(test, ch, &l, SRP_LOGIN_REJ_UNABLE_ESTABLISH_CHANNEL, true);
 		KUNIT_EXPECT_EQ(test, ch->n_tried, 1U);
-		KUNIT_EXPECT_STREQ(test, ch->tried[0], l.peer);
+		KUNIT_EXPECT_STREQ(test, ch->tried[0],
+				   cms[i] == SRPT_CM_IB ? TF_IB_PEER : TF_RDMA_PEER);
 	}
 }
 

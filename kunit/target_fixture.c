@@ -114,7 +114,6 @@ void tf_default_login(struct tf_login *l, enum srpt_cm_kind cm, u32 it_iu_len)
 	put_unaligned_be64(TF_I_PORT_ID_LO, l->i_port_id + 8);
 	l->id_ext = TF_NODE_GUID;
 	l->ioc_guid = TF_NODE_GUID;
-	l->peer = cm == SRPT_CM_IB ? TF_IB_PEER : TF_RDMA_PEER;
 }
 
 int tf_login(struct kunit *test, struct srpt_os_channel *ch, const struct tf_login *l,
@@ -126,7 +125,6 @@ int tf_login(struct kunit *test, struct srpt_os_channel *ch, const struct tf_log
 		.cm = l->cm,
 		.pkey = 0xffff,
 		.private_data = priv,
-		.peer = l->peer,
 	};
 	struct srpt_channel *core = NULL;
 	int ret;
@@ -144,6 +142,8 @@ int tf_login(struct kunit *test, struct srpt_os_channel *ch, const struct tf_log
 		put_unaligned_be64(l->id_ext, r->target_port_id);
 		put_unaligned_be64(l->ioc_guid, r->target_port_id + 8);
 		info.private_data_len = sizeof(priv);
+		put_unaligned_be64(0xfe80000000000000ULL, info.peer_gid);
+		put_unaligned_be64(TF_IB_PEER_GUID, info.peer_gid + 8);
 	} else {
 		struct srp_login_req_rdma *r = (struct srp_login_req_rdma *)priv;
 
@@ -157,6 +157,7 @@ int tf_login(struct kunit *test, struct srpt_os_channel *ch, const struct tf_log
 		put_unaligned_be64(l->id_ext, r->target_port_id);
 		put_unaligned_be64(l->ioc_guid, r->target_port_id + 8);
 		info.private_data_len = sizeof(*r);
+		info.peer_addr = TF_RDMA_PEER;
 	}
 	ch->cm = l->cm;
 	ret = srpt_core_login(f->dev, 1, ch, &info, &core);

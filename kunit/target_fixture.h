@@ -19,7 +19,7 @@
 #include <linux/jiffies.h>
 #include <linux/types.h>
 
-#include <srpt/abi.h>
+#include <srpt/port_api.h>
 
 #include "fake_datapath.h"
 #include "fake_ib.h"
@@ -36,6 +36,8 @@
 #define TF_I_PORT_ID_HI 0x0000000000000000ULL
 #define TF_I_PORT_ID_LO 0x0002c90300abcdefULL
 #define TF_I_PORT_NAME "0x00000000000000000002c90300abcdef"
+/* The IB/CM initiator's port GUID, and how the core names it. */
+#define TF_IB_PEER_GUID 0x0002c90300abcdefULL
 #define TF_IB_PEER "0002:c903:00ab:cdef"
 #define TF_RDMA_PEER "192.0.2.7"
 
@@ -74,7 +76,6 @@ struct tf_login {
 	u8 i_port_id[16];
 	u64 id_ext;		/* target port id, first half */
 	u64 ioc_guid;		/* and second half */
-	const char *peer;
 };
 
 int tf_init(struct kunit *test);

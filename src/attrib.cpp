@@ -11,7 +11,6 @@
 #include <srpt/abi.h>
 #include <srpt/handles.h>
 #include <srpt/target.h>
-#include <srpt/version.h>
 
 namespace srpt {
 namespace {
@@ -132,12 +131,4 @@ extern "C" srpt_ssize_t srpt_core_rdma_cm_port_store(const char *page, srpt_size
 		srpt_os_log(SRPT_LOG_INFO, "RDMA/CM: no longer listening for logins\n");
 	g_rdma_cm_port = static_cast<u32>(v);
 	return static_cast<srpt_ssize_t>(count);
-}
-
-extern "C" srpt_ssize_t srpt_core_version_show(char *page, srpt_size_t size)
-{
-	ktl::TextBuf s(page, size);
-
-	s.put(SRPT_VERSION).put('\n');
-	return static_cast<srpt_ssize_t>(s.size());
 }

@@ -50,12 +50,29 @@ const char *ch_state_name(ChState s)
 	return "?";
 }
 
+/*
+ * The initiator as its transport names it: IB/CM by its port GUID (as the
+ * in-tree target's ACL names), RDMA/CM by its address.
+ */
+static void format_peer(const srpt_login_info &info, PeerName *out)
+{
+	out->clear();
+	if (info.cm == SRPT_CM_IB) {
+		GuidName guid;
+
+		format_guid_name(info.peer_gid, &guid);
+		out->put(guid.c_str());
+	} else {
+		out->put(info.peer_addr ? info.peer_addr : "?");
+	}
+}
+
 Channel::Channel(Device *dev, ktl::RefPtr<RdmaPort> port, srpt_os_channel *os,
 		 const srpt_login_info &info, const LoginRequest &req)
 	: dev_(dev), port_(ktl::move(port)), os_(os), req_(req),
 	  cm_(static_cast<srpt_cm_kind>(info.cm))
 {
-	name_.put(info.peer ? info.peer : "?");
+	format_peer(info, &name_);
 	format_gid_name(req.initiator_port_id, &i_port_name_);
 	KTL_LOCK_INIT(free_lock_);
 	KTL_WORK_INIT(release_work_, release_work_fn, this);
@@ -99,10 +116,11 @@ static int reject_login(RdmaPort *port, srpt_os_channel *os, const srpt_login_in
 {
 	u8 rej[srp::login_rej::kSize];
 	const ktl::size_t len = build_login_rej(tag, reason, ktl::MutableBytes(rej));
+	PeerName peer;
 
+	format_peer(info, &peer);
 	srpt_os_log(SRPT_LOG_INFO | SRPT_LOG_RATELIMITED, "%s port %u: rejected login of %s: %s\n",
-		    port ? port->dev_name() : "?", port ? port->num() : 0,
-		    info.peer ? info.peer : "?", why);
+		    port ? port->dev_name() : "?", port ? port->num() : 0, peer.c_str(), why);
 	if (port)
 		port->logins().count_reject(reason);
 	srpt_os_cm_reject(os, rej, len);

@@ -18,19 +18,14 @@ static int srpt_ib_cm_req_recv(struct ib_cm_id *cm_id,
 			       const struct ib_cm_req_event_param *param,
 			       const void *private_data)
 {
-	const __be16 *g = (const __be16 *)&param->primary_path->dgid.global.interface_id;
 	struct srpt_login_info info = {
 		.cm = SRPT_CM_IB,
 		.pkey = be16_to_cpu(param->primary_path->pkey),
 		.private_data = private_data,
 		.private_data_len = IB_CM_REQ_PRIVATE_DATA_SIZE,
 	};
-	char peer[24];
 
-	/* The initiator's port GUID, as in the in-tree target's ACL names. */
-	snprintf(peer, sizeof(peer), "%04x:%04x:%04x:%04x", be16_to_cpu(g[0]),
-		 be16_to_cpu(g[1]), be16_to_cpu(g[2]), be16_to_cpu(g[3]));
-	info.peer = peer;
+	memcpy(info.peer_gid, param->primary_path->dgid.raw, sizeof(info.peer_gid));
 	return srpt_channel_login(cm_id->device, param->port, &info,
 				  &srpt_ib_cm_ops, cm_id, &cm_id->context);
 }

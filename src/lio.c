@@ -14,6 +14,8 @@
 #include <target/target_core_base.h>
 #include <target/target_core_fabric.h>
 
+#include <srpt/version.h>
+
 #include "compat.h"
 #include "shim.h"
 
@@ -116,7 +118,7 @@ static struct configfs_attribute *srpt_da_attrs[] = {
 
 static ssize_t srpt_wwn_version_show(struct config_item *item, char *page)
 {
-	return srpt_core_version_show(page, PAGE_SIZE);
+	return sysfs_emit(page, "%s\n", SRPT_VERSION);
 }
 
 CONFIGFS_ATTR_RO(srpt_wwn_, version);

@@ -3,7 +3,7 @@
  * Kernel services for the C++ core: memory, logging, locks, completions,
  * deferred work, time and reading IP addresses. Each function only
  * translates to the kernel API of the same meaning; see
- * include/srpt/abi.h for the contracts.
+ * include/ktl/platform.h and include/srpt/abi.h for the contracts.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 

@@ -5,13 +5,13 @@
 
 namespace srpt {
 
-void format_guid_name(const Gid &gid, GuidName *out)
+void format_guid_name(const u8 gid[16], GuidName *out)
 {
 	out->clear();
 	for (int i = 0; i < 4; i++) {
 		if (i)
 			out->put(':');
-		out->hex(static_cast<ktl::u16>(gid.raw[8 + 2 * i] << 8 | gid.raw[9 + 2 * i]), 4);
+		out->hex(static_cast<ktl::u16>(gid[8 + 2 * i] << 8 | gid[9 + 2 * i]), 4);
 	}
 }
 

@@ -39,7 +39,7 @@ static int srpt_rdma_cm_req_recv(struct rdma_cm_id *cm_id,
 	 * compressed (RFC 5952), as an administrator writes it in an ACL name.
 	 */
 	snprintf(peer, sizeof(peer), "%pISc", &cm_id->route.addr.dst_addr);
-	info.peer = peer;
+	info.peer_addr = peer;
 	return srpt_channel_login(cm_id->device, cm_id->port_num, &info,
 				  &srpt_rdma_cm_ops, cm_id, &cm_id->context);
 }

@@ -44,13 +44,14 @@ $(O)/srpt-core.o: $(CORE_OBJS) $(ROOT)/src/objects.kbuild
 
 # Every srpt_os_* function the ABI declares must be defined by the fake
 # (not only those the core calls today): the message names the missing ones.
-$(O)/abi-coverage.ok: $(ROOT)/include/srpt/abi.h $(FAKE_OBJS)
-	$(Q)grep -oE '(struct[[:space:]]+)?\bsrpt_os_[a-z0-9_]+[[:space:]]*\(' $(ROOT)/include/srpt/abi.h | \
+ABI_HEADERS := $(ROOT)/include/srpt/abi.h $(ROOT)/include/ktl/platform.h
+$(O)/abi-coverage.ok: $(ABI_HEADERS) $(FAKE_OBJS)
+	$(Q)cat $(ABI_HEADERS) | grep -oE '(struct[[:space:]]+)?\bsrpt_os_[a-z0-9_]+[[:space:]]*\(' | \
 		grep -v '^struct' | sed 's/[[:space:](]*$$//' | sort -u >$@.abi
 	$(Q)nm -g --defined-only $(FAKE_OBJS) | awk '{ print $$3 }' | sort -u >$@.fake
 	$(Q)missing=$$(comm -23 $@.abi $@.fake); \
 	if [ -n "$$missing" ]; then \
-		echo "error: tests/host/fake_os.cpp (and fake_*.cpp) lack these srpt_os_* functions of include/srpt/abi.h:" >&2; \
+		echo "error: tests/host/fake_os.cpp (and fake_*.cpp) lack these srpt_os_* functions of abi.h and ktl/platform.h:" >&2; \
 		echo "$$missing" | sed 's/^/    /' >&2; \
 		exit 1; \
 	fi

@@ -6,7 +6,7 @@
  */
 #pragma once
 
-#include <srpt/abi.h>
+#include <ktl/platform.h>
 
 #define KTL_WARN_ON(cond)                                                   \
 	({                                                                  \

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * Kernel locks for the core, with RAII guards. The lock objects live in
- * core objects as opaque storage (see srpt_os_spinlock in srpt/abi.h) and
+ * core objects as opaque storage (see srpt_os_spinlock in ktl/platform.h) and
  * must be initialised with KTL_LOCK_INIT() before use; that keeps them
  * usable in constinit globals, which the module initialises at load time.
  *
@@ -10,7 +10,7 @@
  */
 #pragma once
 
-#include <srpt/abi.h>
+#include <ktl/platform.h>
 
 namespace ktl {
 

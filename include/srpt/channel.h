@@ -46,6 +46,9 @@ enum class ChState : ktl::u8 {
 
 const char *ch_state_name(ChState s);
 
+/* An initiator as its transport names it: a GUID or an IP address. */
+using PeerName = ktl::StrBuf<64>;
+
 class Channel : public ktl::RefCounted<Channel> {
 public:
 	/* srpt_cm_req_recv: see srpt_core_login() for the ownership rules. */
@@ -121,7 +124,7 @@ private:
 	srpt_os_channel *os_;
 	Tpg *tpg_ = nullptr;		/* set under the port's logins mutex */
 	LoginRequest req_;
-	ktl::StrBuf<64> name_;		/* the initiator, as the transport names it */
+	PeerName name_;			/* the initiator, as the transport names it */
 	GidName i_port_name_;		/* "0x" + 32 hex digits of the initiator port id */
 	ktl::StrBuf<64> acl_name_;
 	srpt_cm_kind cm_;

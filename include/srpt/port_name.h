@@ -10,7 +10,7 @@
 #include <ktl/span.h>
 #include <ktl/string.h>
 #include <ktl/types.h>
-#include <srpt/abi.h>
+#include <srpt/port_api.h>
 
 namespace srpt {
 
@@ -26,7 +26,12 @@ struct Gid {
 	bool operator==(const Gid &o) const { return __builtin_memcmp(raw, o.raw, 16) == 0; }
 };
 
-void format_guid_name(const Gid &gid, GuidName *out);
+/* The GUID form of a GID's interface id (bytes 8..15). */
+void format_guid_name(const u8 gid[16], GuidName *out);
+inline void format_guid_name(const Gid &gid, GuidName *out)
+{
+	format_guid_name(gid.raw, out);
+}
 /*
  * The GID form of any 128-bit id: a port's GID, or an initiator port id
  * (the name LIO knows an initiator by on a GID-named target port).

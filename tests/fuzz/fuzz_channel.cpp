@@ -504,7 +504,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size
 	info.cm = ib ? SRPT_CM_IB : SRPT_CM_RDMA;
 	info.private_data = priv.data();
 	info.private_data_len = priv.size();
-	info.peer = ib ? "0002:c903:00ff:0001" : "10.0.0.1";
+	if (ib)
+		info.peer_gid[15] = 1;
+	else
+		info.peer_addr = "10.0.0.1";
 	r.max_req = kMaxReq;
 	r.sync_lio = opt & 0x40;
 	fake::config().on_submit = [](srpt_os_cmd *c) {

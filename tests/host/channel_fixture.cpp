@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* The channel test fixture; see channel_fixture.h. */
+#include <cstdio>
 #include "channel_fixture.h"
 
 #include <srpt/handles.h>
@@ -50,19 +51,35 @@ srpt_os_channel &ChannelTest::new_channel()
 }
 
 int ChannelTest::login(srpt_os_channel &ch, const iu::Bytes &p, srpt_cm_kind cm,
-		       const std::string &peer, unsigned port, std::uint16_t pkey)
+		       const char *peer, unsigned port, std::uint16_t pkey)
 {
+	if (!peer)
+		peer = default_peer(cm);
 	srpt_login_info info{};
 	info.cm = static_cast<srpt_u8>(cm);
 	info.pkey = pkey;
 	info.private_data = p.data();
 	info.private_data_len = p.size();
-	info.peer = peer.c_str();
+	if (cm == SRPT_CM_IB) {
+		unsigned g[4];
+
+		/* The shim hands over the GID; the core names the initiator by its GUID. */
+		EXPECT_EQ(4, std::sscanf(peer, "%4x:%4x:%4x:%4x", &g[0], &g[1], &g[2], &g[3]))
+			<< "an IB/CM peer is a GUID: " << peer;
+		info.peer_gid[0] = 0xfe;
+		info.peer_gid[1] = 0x80;
+		for (int i = 0; i < 4; i++) {
+			info.peer_gid[8 + 2 * i] = static_cast<srpt_u8>(g[i] >> 8);
+			info.peer_gid[9 + 2 * i] = static_cast<srpt_u8>(g[i]);
+		}
+	} else {
+		info.peer_addr = peer;
+	}
 	return fake::login(*dev_, port, ch, info);
 }
 
 srpt_os_channel &ChannelTest::login_ok(const iu::LoginReq &req, srpt_cm_kind cm,
-				       const std::string &peer)
+				       const char *peer)
 {
 	srpt_os_channel &ch = new_channel();
 	const int ret = login(ch, priv(req, cm), cm, peer);

@@ -23,6 +23,8 @@ class ChannelTest : public CoreTest {
 protected:
 	static constexpr std::uint64_t kNodeGuid = 0x0002c90300a1b2c0ull;
 	static constexpr const char *kPeer = "192.168.122.7";
+	/* An IB/CM initiator's port GUID; login() puts it into a GID. */
+	static constexpr const char *kIbPeer = "0002:c903:00ff:0001";
 	/* The default initiator port id of iu::LoginReq, as the core names it. */
 	static constexpr const char *kIPortName = "0x0123456789abcdeffedcba9876543210";
 
@@ -47,12 +49,14 @@ protected:
 	static iu::Bytes priv(const iu::LoginReq &req, srpt_cm_kind cm);
 
 	srpt_os_channel &new_channel();
+	/* The initiator's name under @cm unless a test gives one: kPeer or kIbPeer. */
+	static const char *default_peer(srpt_cm_kind cm) { return cm == SRPT_CM_IB ? kIbPeer : kPeer; }
 	/* srpt_core_login() through the fake's CM handler. */
 	int login(srpt_os_channel &ch, const iu::Bytes &priv, srpt_cm_kind cm = SRPT_CM_RDMA,
-		  const std::string &peer = kPeer, unsigned port = 1, std::uint16_t pkey = 0xffff);
+		  const char *peer = nullptr, unsigned port = 1, std::uint16_t pkey = 0xffff);
 	/* A login that must be accepted; the channel is CONNECTING. */
 	srpt_os_channel &login_ok(const iu::LoginReq &req, srpt_cm_kind cm = SRPT_CM_RDMA,
-				  const std::string &peer = kPeer);
+				  const char *peer = nullptr);
 	/* The CM says established, and the zero-length write it posts completes: LIVE. */
 	void establish(srpt_os_channel &ch);
 	srpt_os_channel &live_channel(const iu::LoginReq &req, srpt_cm_kind cm = SRPT_CM_RDMA);

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The host test double of the shims: every srpt_os_* function of
- * include/srpt/abi.h, implemented in tests/host/fake_os.cpp with
+ * include/srpt/abi.h and include/ktl/platform.h, implemented in tests/host/fake_os.cpp with
  * bookkeeping and failure injection, plus the helpers tests use to drive
  * the core the way the kernel shims do.
  *
@@ -18,7 +18,7 @@
  *   - every log line ends with a newline, at a known level;
  *   - every pointer freed was allocated.
  *
- * Adding an srpt_os_* function to abi.h: implement it in fake_os.cpp (the
+ * Adding an srpt_os_* function: implement it in fake_os.cpp (the
  * host build checks that fake_os.o defines every srpt_os_* function the
  * ABI declares) and, if it has state, reset that state in fake::reset().
  *

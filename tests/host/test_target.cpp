@@ -587,12 +587,3 @@ TEST_F(Configfs, RdmaCmListenFailureKeepsTheOldPort)
 	EXPECT_EQ(4, cm_store("4321"));
 	EXPECT_EQ("4321\n", cm_port());
 }
-
-TEST_F(Configfs, Version)
-{
-	char page[64];
-	EXPECT_EQ(6, srpt_core_version_show(page, sizeof(page)));
-	EXPECT_STREQ("0.1.0\n", page);
-	EXPECT_EQ(3, srpt_core_version_show(page, 4));
-	EXPECT_STREQ("0.1", page);
-}
