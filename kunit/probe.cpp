@@ -171,11 +171,11 @@ extern "C" int srpt_probe_channel_state(struct srpt_channel *ch)
 extern "C" void srpt_probe_channel_credits(struct srpt_channel *ch,
 					   struct srpt_probe_credits *out)
 {
-	const srpt::Credits &c = from_handle<Channel>(ch)->credits();
+	const srpt::Credits &c = from_handle<Channel>(ch)->io().credits();
 
 	out->req_lim = c.req_lim();
 	out->owed = c.owed();
-	out->sq_slots = static_cast<int>(from_handle<Channel>(ch)->sendq().free_slots());
+	out->sq_slots = static_cast<int>(from_handle<Channel>(ch)->io().sendq().free_slots());
 }
 
 extern "C" void srpt_probe_channel_get(struct srpt_channel *ch)

@@ -74,7 +74,6 @@ Channel::Channel(Device *dev, ktl::RefPtr<RdmaPort> port, srpt_os_channel *os,
 {
 	format_peer(info, &name_);
 	format_gid_name(req.initiator_port_id, &i_port_name_);
-	KTL_LOCK_INIT(free_lock_);
 	KTL_WORK_INIT(release_work_, release_work_fn, this);
 	KTL_WORK_INIT(logout_work_, logout_work_fn, this);
 	srpt_os_completion_init(&released_);
@@ -83,7 +82,6 @@ Channel::Channel(Device *dev, ktl::RefPtr<RdmaPort> port, srpt_os_channel *os,
 
 Channel::~Channel()
 {
-	KTL_WARN_ON(recv_ring_ || cmds_);
 	live_dec(Live::kChannel);
 }
 
@@ -164,10 +162,10 @@ int Channel::login(Device *dev, u32 port_num, srpt_os_channel *os, const srpt_lo
 				    "out of memory", -ktl::kENOMEM);
 	/* From here on the channel's own reference governs its life. */
 	ktl::RefPtr<Channel> ref = ktl::AdoptRef(ch);
-	ch->use_srq_ = attrib.use_srq;
-	ch->max_rsp_size_ = attrib.srp_max_rsp_size;
-	ch->max_ti_iu_len_ = check.max_ti_iu_len;
-	ch->imm_data_offset_ = check.imm_data_offset;
+	ch->limits_.use_srq = attrib.use_srq;
+	ch->limits_.max_rsp_size = attrib.srp_max_rsp_size;
+	ch->limits_.max_ti_iu_len = check.max_ti_iu_len;
+	ch->limits_.imm_data_offset = check.imm_data_offset;
 	srpt_os_log(SRPT_LOG_INFO,
 		    "%s port %u: %s login of %s (initiator port id %s, it_iu_len %u, pkey %#x%s)\n",
 		    port->dev_name(), port->num(), ch->cm_ == SRPT_CM_IB ? "IB/CM" : "RDMA/CM",
@@ -186,7 +184,7 @@ int Channel::login(Device *dev, u32 port_num, srpt_os_channel *os, const srpt_lo
 		return err;
 	};
 	/* The SRQ stays while the QP uses it, whatever use_srq does meanwhile. */
-	if (ch->use_srq_ && !ch->srq_.acquire(dev))
+	if (ch->limits_.use_srq && !ch->srq_.acquire(dev))
 		return abort_login(RejectReason::kInsufficientResources,
 				   "use_srq was switched off during the login", -ktl::kEAGAIN);
 	int ret = ch->create_resources();
@@ -210,7 +208,7 @@ int Channel::login(Device *dev, u32 port_num, srpt_os_channel *os, const srpt_lo
 		if (!port->logins().accepting_locked()) {
 			refusal = {RejectReason::kInsufficientResources, "the target port is not enabled",
 				   -ktl::kEINVAL};
-		} else if (port->targets().attrib().use_srq != ch->use_srq_) {
+		} else if (port->targets().attrib().use_srq != ch->limits_.use_srq) {
 			/* A switch that ended meanwhile logged the port's initiators out. */
 			refusal = {RejectReason::kInsufficientResources,
 				   "use_srq was switched during the login", -ktl::kEAGAIN};
@@ -233,10 +231,10 @@ int Channel::login(Device *dev, u32 port_num, srpt_os_channel *os, const srpt_lo
 	 */
 	LoginResponse rsp;
 	rsp.tag = req.tag;
-	rsp.req_lim_delta = ch->rq_size_;
+	rsp.req_lim_delta = ch->limits_.rq_size;
 	rsp.max_it_iu_len = lim.max_req_size;
-	rsp.max_ti_iu_len = ch->max_ti_iu_len_;
-	rsp.rsp_flags = rsp_flags | (ch->imm_data_offset_ ? srp::kLoginRspImmedSupported : 0);
+	rsp.max_ti_iu_len = ch->limits_.max_ti_iu_len;
+	rsp.rsp_flags = rsp_flags | (ch->limits_.imm_data_offset ? srp::kLoginRspImmedSupported : 0);
 	u8 rsp_buf[srp::login_rsp::kSize];
 	const ktl::size_t rsp_len = build_login_rsp(rsp, ktl::MutableBytes(rsp_buf));
 	{
@@ -256,7 +254,7 @@ int Channel::login(Device *dev, u32 port_num, srpt_os_channel *os, const srpt_lo
 		port->logins().count_login();
 		srpt_os_log(SRPT_LOG_INFO, "%s port %u: %s logged in to %s (%u credits%s)\n",
 			    port->dev_name(), port->num(), ch->name(), ch->tpg_->tport()->name(),
-			    ch->rq_size_, ch->imm_data_offset_ ? ", immediate data" : "");
+			    ch->limits_.rq_size, ch->limits_.imm_data_offset ? ", immediate data" : "");
 	}
 	*out = ch;
 	return 0;
@@ -264,14 +262,13 @@ int Channel::login(Device *dev, u32 port_num, srpt_os_channel *os, const srpt_lo
 
 int Channel::create_resources()
 {
-	ktl::AllocChecker ac;
 	srpt_qp_params p{};
 	u32 sq_size = port_->targets().attrib().srp_sq_size;
 	int ret;
 
-	rq_size_ = dev_->recv_queue_depth(false);
-	p.rq_size = rq_size_;
-	p.use_srq = use_srq_;
+	limits_.rq_size = dev_->recv_queue_depth(false);
+	p.rq_size = limits_.rq_size;
+	p.use_srq = limits_.use_srq;
 	p.rd_atomic = kRdmaReadDepth;
 	for (;;) {
 		/*
@@ -280,10 +277,11 @@ int Channel::create_resources()
 		 * registration takes (registration, RDMA, invalidation) plus
 		 * a response.
 		 */
-		max_send_wr_ = ktl::min(ktl::max(sq_size / 2, kMinSendWrs), dev_->attrs().max_qp_wr);
-		p.max_rdma_ctxs = max_send_wr_;
-		p.max_send_wr = max_send_wr_ + kExtraSendWrs;
-		p.cq_size = rq_size_ + sq_size + kExtraSendWrs;
+		limits_.max_send_wr =
+			ktl::min(ktl::max(sq_size / 2, kMinSendWrs), dev_->attrs().max_qp_wr);
+		p.max_rdma_ctxs = limits_.max_send_wr;
+		p.max_send_wr = limits_.max_send_wr + kExtraSendWrs;
+		p.cq_size = limits_.rq_size + sq_size + kExtraSendWrs;
 		ret = srpt_os_channel_create_qp(os_, to_handle<srpt_channel>(this), &p);
 		if (ret == 0)
 			break;
@@ -293,69 +291,12 @@ int Channel::create_resources()
 		}
 		sq_size = ktl::max(sq_size / 2, kMinSqSize);
 	}
-	credits_.init(rq_size_);
-	sendq_.init(max_send_wr_);
-
-	cmds_ = new (&ac) Cmd *[rq_size_]();
-	if (!ac.check())
-		return -ktl::kENOMEM;
-	for (u32 i = 0; i < rq_size_; i++) {
-		Cmd *c = new (&ac) Cmd(this);
-		void *rsp;
-
-		if (!ac.check())
-			return -ktl::kENOMEM;
-		cmds_[i] = c;
-		c->os.reset(srpt_os_cmd_alloc(os_, to_handle<srpt_cmd>(c), max_rsp_size_, &rsp));
-		if (!c->os)
-			return -ktl::kENOMEM;
-		c->rsp_buf = static_cast<u8 *>(rsp);
-		c->rsp_size = max_rsp_size_;
-		free_cmds_.push_back(c);
-	}
-
-	if (use_srq_)
-		return 0;
-	recv_ring_ = new (&ac) RecvCtx[rq_size_];
-	if (!ac.check())
-		return -ktl::kENOMEM;
-	const u32 align = imm_align_offset(imm_data_offset_);
-	for (u32 i = 0; i < rq_size_; i++) {
-		RecvCtx &r = recv_ring_[i];
-		void *iu;
-
-		r.os.reset(srpt_os_recv_alloc(dev_->os(), to_handle<srpt_recv>(&r), max_req_size(),
-					      align, &iu));
-		if (!r.os)
-			return -ktl::kENOMEM;
-		r.iu = static_cast<u8 *>(iu);
-		ret = srpt_os_recv_post(dev_->os(), os_, r.os.get());
-		if (ret)
-			return ret;
-	}
-	return 0;
+	return io_.create(os_, dev_->os());
 }
 
 void Channel::free_resources()
 {
-	KTL_WARN_ON(sendq_.waiting());
-	/* SRQ buffers that waited here belong to the device: give them back. */
-	while (RecvCtx *r = wait_list_.pop_front()) {
-		waiting_.fetch_sub(1);
-		if (use_srq_)
-			repost(r);
-	}
-	/* The contexts free their kernel sides as they go. */
-	delete[] recv_ring_;
-	recv_ring_ = nullptr;
-	if (cmds_) {
-		while (free_cmds_.pop_front())
-			;
-		for (u32 i = 0; i < rq_size_; i++)
-			delete cmds_[i];
-		delete[] cmds_;
-		cmds_ = nullptr;
-	}
+	io_.destroy();
 	/* The QP is gone, and with it the last use of the SRQ by this channel. */
 	srq_.reset();
 }
@@ -416,7 +357,7 @@ bool Channel::close()
 		srpt_os_log(SRPT_LOG_ERR, "%s: moving the queue pair to the error state failed (%d)\n",
 			    name(), ret);
 	/* Nothing new goes out; what waits ends at the next completion or in the release. */
-	sendq_.stop();
+	io_.sendq().stop();
 	/* Its completion comes after every earlier work request's. */
 	ret = srpt_os_channel_post_zero_write(os_);
 	if (ret) {
@@ -458,9 +399,7 @@ void Channel::on_established()
 	}
 	if (!set_state(ChState::kLive))
 		return;	/* already closing */
-	/* Process the IUs that came early, in completion context. */
-	kick_pending_.store(true);
-	if (srpt_os_channel_post_zero_write(os_))
+	if (io_.start())
 		close();
 }
 
@@ -546,7 +485,7 @@ void Channel::on_qp_event(int event)
 	case SRPT_IB_EVENT_QP_ACCESS_ERR:
 		srpt_os_log(SRPT_LOG_ERR, "%s: queue pair error (event %d)\n", name(), event);
 		/* Not in atomic context: the logout work disconnects. */
-		srpt_os_work_schedule(&logout_work_);
+		request_logout();
 		break;
 	default:
 		srpt_os_log(SRPT_LOG_DEBUG, "%s: QP event %d in state %s\n", name(), event,
@@ -557,14 +496,8 @@ void Channel::on_qp_event(int event)
 
 void Channel::on_zero_write_done(bool ok)
 {
-	kick_pending_.store(false);
-	/* Pairs with put_cmd(): a context it freed without a kick is found below. */
-	ktl::atomic_thread_fence(ktl::MemoryOrder::seq_cst);
-	if (ok) {
-		process_wait_list();
-		return;
-	}
-	if (set_state(ChState::kDisconnected))
+	io_.on_zero_write_done(ok);
+	if (!ok && set_state(ChState::kDisconnected))
 		schedule_release();
 }
 
@@ -579,6 +512,11 @@ void Channel::schedule_release()
 void Channel::release_work_fn(void *arg)
 {
 	static_cast<Channel *>(arg)->run_release();
+}
+
+void Channel::request_logout()
+{
+	srpt_os_work_schedule(&logout_work_);
 }
 
 void Channel::logout_work_fn(void *arg)
@@ -598,7 +536,7 @@ void Channel::logout_work_fn(void *arg)
 void Channel::run_release()
 {
 	/* Commands still waiting for the send queue end without a response. */
-	sendq_.flush();
+	io_.sendq().flush();
 	/* Commands: LIO calls back until the session is gone. */
 	srpt_os_channel_close_session(os_);
 	/* CM events: none after the CM id is destroyed. */

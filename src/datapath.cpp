@@ -10,8 +10,8 @@
  */
 #include <ktl/errno.h>
 #include <srpt/channel.h>
-#include <srpt/device.h>
 #include <srpt/handles.h>
+#include <srpt/rdma_port.h>
 #include <srpt/iu.h>
 #include <srpt/response.h>
 #include <srpt/send_queue.h>
@@ -21,20 +21,20 @@ namespace srpt {
 
 /* ---- receive ---- */
 
-void Channel::on_recv(RecvCtx *r, bool ok, u32 byte_len)
+void ChannelIo::on_recv(RecvCtx *r, bool ok, u32 byte_len)
 {
 	if (!ok) {
 		/* Flushed receives are normal while draining; otherwise the QP broke. */
-		if (state() <= ChState::kLive) {
-			srpt_os_log(SRPT_LOG_ERR | SRPT_LOG_RATELIMITED, "%s: receive failed\n", name());
-			srpt_os_work_schedule(&logout_work_);
+		if (ch_.state() <= ChState::kLive) {
+			srpt_os_log(SRPT_LOG_ERR | SRPT_LOG_RATELIMITED, "%s: receive failed\n", ch_.name());
+			ch_.request_logout();
 		}
 		/*
 		 * A buffer of the shared receive queue serves every channel of
 		 * the device: an IU too long for it, or a QP that broke under
 		 * it, must not take it away from them.
 		 */
-		if (use_srq_)
+		if (limits_.use_srq)
 			repost(r);
 		return;
 	}
@@ -50,19 +50,19 @@ void Channel::on_recv(RecvCtx *r, bool ok, u32 byte_len)
 	process_wait_list();
 }
 
-void Channel::repost(RecvCtx *r)
+void ChannelIo::repost(RecvCtx *r)
 {
-	const int ret = srpt_os_recv_post(dev_->os(), use_srq_ ? nullptr : os_, r->os.get());
+	const int ret = srpt_os_recv_post(dev_os_, limits_.use_srq ? nullptr : os_, r->os.get());
 
-	if (ret && state() <= ChState::kLive)
+	if (ret && ch_.state() <= ChState::kLive)
 		srpt_os_log(SRPT_LOG_ERR | SRPT_LOG_RATELIMITED, "%s: reposting a receive buffer failed (%d)\n",
-			    name(), ret);
+			    ch_.name(), ret);
 }
 
 /* srpt_handle_new_iu: false when the IU must wait (and was not consumed). */
-bool Channel::handle_iu(RecvCtx *r)
+bool ChannelIo::handle_iu(RecvCtx *r)
 {
-	if (state() == ChState::kConnecting)
+	if (ch_.state() == ChState::kConnecting)
 		return false;
 
 	const u8 opcode = r->byte_len ? r->iu[0] : 0;
@@ -89,19 +89,19 @@ bool Channel::handle_iu(RecvCtx *r)
 		handle_tsk_mgmt(r, c);
 		break;
 	case srp::kILogout:
-		srpt_os_log(SRPT_LOG_INFO, "%s port %u: %s sent SRP_I_LOGOUT\n", port_->dev_name(),
-			    port_->num(), name());
-		srpt_os_work_schedule(&logout_work_);
+		srpt_os_log(SRPT_LOG_INFO, "%s port %u: %s sent SRP_I_LOGOUT\n", ch_.port()->dev_name(),
+			    ch_.port()->num(), ch_.name());
+		ch_.request_logout();
 		break;
 	case srp::kCredRsp:
 	case srp::kAerRsp:
 		/* Answers to requests this target never sends. */
-		srpt_os_log(SRPT_LOG_DEBUG, "%s: ignoring unsolicited response IU %#x\n", name(),
+		srpt_os_log(SRPT_LOG_DEBUG, "%s: ignoring unsolicited response IU %#x\n", ch_.name(),
 			    opcode);
 		break;
 	default:
 		srpt_os_log(SRPT_LOG_ERR | SRPT_LOG_RATELIMITED, "%s: ignoring IU with opcode %#x\n",
-			    name(), opcode);
+			    ch_.name(), opcode);
 		stats_.add(Stat::kErrUnknownIu);
 		break;
 	}
@@ -111,7 +111,7 @@ bool Channel::handle_iu(RecvCtx *r)
 	return true;
 }
 
-void Channel::process_wait_list()
+void ChannelIo::process_wait_list()
 {
 	if (processing_wait_list_)
 		return;
@@ -186,18 +186,18 @@ bool transient(int err)
 } // namespace
 
 /* srpt_handle_cmd */
-bool Channel::handle_cmd(RecvCtx *r, Cmd *c)
+bool ChannelIo::handle_cmd(RecvCtx *r, Cmd *c)
 {
 	SrpCmd sc;
 	const char *why = nullptr;
-	int ret = parse_srp_cmd(ktl::Bytes(r->iu, r->byte_len), imm_data_offset_, &sc, &why);
+	int ret = parse_srp_cmd(ktl::Bytes(r->iu, r->byte_len), limits_.imm_data_offset, &sc, &why);
 
 	c->start_ns = srpt_os_now_ns();
 	c->tag = sc.tag;
 	c->sol_not = sc.sol_not;
 	stats_.add(Stat::kCommands);
 	if (ret) {
-		srpt_os_log(SRPT_LOG_ERR | SRPT_LOG_RATELIMITED, "%s: command %#llx: %s\n", name(),
+		srpt_os_log(SRPT_LOG_ERR | SRPT_LOG_RATELIMITED, "%s: command %#llx: %s\n", ch_.name(),
 			    c->tag, why);
 		stats_.add(Stat::kErrMalformed);
 		c->respond_local_status(kStatusCheckCondition, kSenseInvalidFieldInIu,
@@ -218,7 +218,7 @@ bool Channel::handle_cmd(RecvCtx *r, Cmd *c)
 	if (ret) {
 		srpt_os_log(SRPT_LOG_ERR | SRPT_LOG_RATELIMITED,
 			    "%s: command %#llx: allocating %u bytes for its data failed (%d)\n",
-			    name(), c->tag, c->data_len, ret);
+			    ch_.name(), c->tag, c->data_len, ret);
 		c->imm_recv = nullptr;
 		srpt_os_cmd_release_data(c->os.get());
 		c->xfer.clear();
@@ -242,7 +242,7 @@ bool Channel::handle_cmd(RecvCtx *r, Cmd *c)
 	ret = srpt_os_cmd_init(c->os.get(), &info);
 	if (ret) {
 		/* The session is stopping: nobody is waiting for an answer. */
-		srpt_os_log(SRPT_LOG_DEBUG, "%s: dropping command %#llx (%d)\n", name(), c->tag, ret);
+		srpt_os_log(SRPT_LOG_DEBUG, "%s: dropping command %#llx (%d)\n", ch_.name(), c->tag, ret);
 		stats_.add(Stat::kDropped);
 		c->imm_recv = nullptr;
 		srpt_os_cmd_release_data(c->os.get());
@@ -258,7 +258,7 @@ bool Channel::handle_cmd(RecvCtx *r, Cmd *c)
 }
 
 /* srpt_handle_tsk_mgmt: LIO answers through queue_tm_rsp. */
-void Channel::handle_tsk_mgmt(RecvCtx *r, Cmd *c)
+void ChannelIo::handle_tsk_mgmt(RecvCtx *r, Cmd *c)
 {
 	SrpTskMgmt t;
 
@@ -267,7 +267,7 @@ void Channel::handle_tsk_mgmt(RecvCtx *r, Cmd *c)
 		stats_.add(Stat::kErrMalformed);
 		/* Too short to carry a tag: there is nobody to answer. */
 		srpt_os_log(SRPT_LOG_ERR | SRPT_LOG_RATELIMITED,
-			    "%s: ignoring a %u-byte SRP_TSK_MGMT\n", name(), r->byte_len);
+			    "%s: ignoring a %u-byte SRP_TSK_MGMT\n", ch_.name(), r->byte_len);
 		credits_.owe_one();
 		put_cmd(c);
 		return;
@@ -277,11 +277,11 @@ void Channel::handle_tsk_mgmt(RecvCtx *r, Cmd *c)
 	c->set_state(CmdState::kMgmt);
 	if (t.tmf == SRPT_TMF_UNSUPPORTED)
 		srpt_os_log(SRPT_LOG_INFO | SRPT_LOG_RATELIMITED,
-			    "%s: task management function %#x is not supported\n", name(), t.function);
+			    "%s: task management function %#x is not supported\n", ch_.name(), t.function);
 	const int ret = srpt_os_cmd_submit_tmr(c->os.get(), t.lun, t.tmf, t.task_tag, t.tag);
 	if (ret) {
 		srpt_os_log(SRPT_LOG_ERR | SRPT_LOG_RATELIMITED,
-			    "%s: task management function %#x for %#llx failed (%d)\n", name(),
+			    "%s: task management function %#x for %#llx failed (%d)\n", ch_.name(),
 			    t.function, t.tag, ret);
 		c->respond_local_tmf(srp::kTmfFailed);
 	}
@@ -291,11 +291,11 @@ void Channel::handle_tsk_mgmt(RecvCtx *r, Cmd *c)
 
 void Cmd::submit()
 {
-	switch (ch_->sendq().submit(this)) {
+	switch (ch_->io().sendq().submit(this)) {
 	case SendQueue::Result::kPosted:
 		break;
 	case SendQueue::Result::kQueued:
-		ch_->stats().add(Stat::kSqWaits);
+		ch_->io().stats().add(Stat::kSqWaits);
 		break;
 	case SendQueue::Result::kFailed:
 		post_failed();
@@ -307,7 +307,7 @@ void Cmd::submit()
 int Cmd::write_pending()
 {
 	if (data_kind == DataKind::kImmediate || !xfer.buffers()) {
-		ch_->stats().add(Stat::kBytesWritten, data_len);
+		ch_->io().stats().add(Stat::kBytesWritten, data_len);
 		set_state(CmdState::kDataIn);
 		srpt_os_cmd_execute(os.get());
 		return 0;
@@ -315,11 +315,11 @@ int Cmd::write_pending()
 	set_state(CmdState::kNeedData);
 	xfer.start(xfer.total());
 	need_ = 0;
-	switch (ch_->sendq().submit(this)) {
+	switch (ch_->io().sendq().submit(this)) {
 	case SendQueue::Result::kPosted:
 		return 0;
 	case SendQueue::Result::kQueued:
-		ch_->stats().add(Stat::kSqWaits);
+		ch_->io().stats().add(Stat::kSqWaits);
 		return 0;
 	case SendQueue::Result::kFailed:
 		break;
@@ -415,7 +415,7 @@ Cmd::Step Cmd::post_step(SendQueue &q)
 	sq_held_ = n;
 	need_ = 0;
 	if (with_rsp) {
-		delta = ch_->credits().take_response_delta();
+		delta = ch_->io().credits().take_response_delta();
 		len = build_rsp(delta);
 	}
 	/* The completion may run before post returns: everything is set. */
@@ -426,7 +426,7 @@ Cmd::Step Cmd::post_step(SendQueue &q)
 	q.untake(n);
 	sq_held_ = 0;
 	if (with_rsp)
-		ch_->credits().response_failed(delta);
+		ch_->io().credits().response_failed(delta);
 	unmap_round();
 	step_err_ = ret;
 	post_err_ = true;
@@ -442,7 +442,7 @@ void Cmd::post_failed()
 	if (post_err_) {
 		/* A closing channel sends nothing: no error of its own. */
 		if (ch->state() <= ChState::kLive) {
-			ch->stats().add(Stat::kErrSend);
+			ch->io().stats().add(Stat::kErrSend);
 			srpt_os_log(SRPT_LOG_ERR | SRPT_LOG_RATELIMITED,
 				    "%s: command %#llx: sending failed (%d)\n", ch->name(), tag, step_err_);
 		}
@@ -453,13 +453,13 @@ void Cmd::post_failed()
 		}
 		/* A response that carried the credits owes them again already. */
 		if (!failed_with_rsp_)
-			ch->credits().owe_one();
+			ch->io().credits().owe_one();
 		fail_response();
 		return;
 	}
 
 	const bool retry = transient(step_err_);
-	ch->stats().add(retry ? Stat::kErrNoMemory : Stat::kErrSend);
+	ch->io().stats().add(retry ? Stat::kErrNoMemory : Stat::kErrSend);
 	srpt_os_log(SRPT_LOG_ERR | SRPT_LOG_RATELIMITED,
 		    "%s: command %#llx: mapping %u bytes for RDMA failed (%d)\n", ch->name(), tag,
 		    xfer.left(), step_err_);
@@ -490,9 +490,9 @@ void Cmd::rdma_done(bool ok)
 	unmap_round();
 	switch (state()) {
 	case CmdState::kNeedData:
-		ch->sendq().release(held);
+		ch->io().sendq().release(held);
 		if (!ok) {
-			ch->stats().add(Stat::kErrRdmaRead);
+			ch->io().stats().add(Stat::kErrRdmaRead);
 			if (ch->state() <= ChState::kLive)
 				srpt_os_log(SRPT_LOG_ERR | SRPT_LOG_RATELIMITED,
 					    "%s: command %#llx: RDMA READ failed\n", ch->name(), tag);
@@ -505,17 +505,17 @@ void Cmd::rdma_done(bool ok)
 			return;
 		}
 		set_state(CmdState::kDataIn);
-		ch->stats().add(Stat::kBytesWritten, data_len);
+		ch->io().stats().add(Stat::kBytesWritten, data_len);
 		srpt_os_cmd_execute(os.get());
 		return;
 	case CmdState::kCmdRspSent:
-		ch->sendq().release(held);
+		ch->io().sendq().release(held);
 		if (!ok) {
 			if (ch->state() <= ChState::kLive)
 				srpt_os_log(SRPT_LOG_ERR | SRPT_LOG_RATELIMITED,
 					    "%s: command %#llx: RDMA WRITE failed\n", ch->name(), tag);
-			ch->stats().add(Stat::kErrSend);
-			ch->credits().owe_one();
+			ch->io().stats().add(Stat::kErrSend);
+			ch->io().credits().owe_one();
 			fail_response();
 			return;
 		}
@@ -524,7 +524,7 @@ void Cmd::rdma_done(bool ok)
 	default:
 		srpt_os_log(SRPT_LOG_ERR, "%s: command %#llx: RDMA completion in state %s\n",
 			    ch->name(), tag, cmd_state_name(state()));
-		ch->sendq().release(held);
+		ch->io().sendq().release(held);
 		return;
 	}
 }
@@ -555,7 +555,7 @@ ktl::size_t Cmd::build_rsp(u32 delta)
 	h.req_sol_not = sol_not;
 	if (rsp_ == Rsp::kTmf)
 		return build_tmf_rsp(h, tmf_code_, ktl::MutableBytes(rsp_buf, rsp_size));
-	return build_cmd_rsp(h, st_, ch_->max_ti_iu_len(), ktl::MutableBytes(rsp_buf, rsp_size));
+	return build_cmd_rsp(h, st_, ch_->io().limits().max_ti_iu_len, ktl::MutableBytes(rsp_buf, rsp_size));
 }
 
 void Cmd::unmap_round()
@@ -582,7 +582,7 @@ void Cmd::queue_response(const srpt_cmd_status &st, bool with_data)
 	u32 bytes = 0;
 	if (with_data && dir == SRPT_DATA_IN)
 		bytes = ktl::min(st.data_len, xfer.total());
-	ch_->stats().add(Stat::kBytesRead, bytes);
+	ch_->io().stats().add(Stat::kBytesRead, bytes);
 	respond(bytes);
 }
 
@@ -631,14 +631,14 @@ void Cmd::send_done(bool ok)
 
 	sq_held_ = 0;
 	unmap_round();
-	ch->sendq().release(held);
+	ch->io().sendq().release(held);
 	if (!ok && ch->state() <= ChState::kLive) {
 		srpt_os_log(SRPT_LOG_ERR | SRPT_LOG_RATELIMITED,
 			    "%s: command %#llx: sending the response failed\n", ch->name(), tag);
-		ch->stats().add(Stat::kErrSend);
+		ch->io().stats().add(Stat::kErrSend);
 	}
 	if (start_ns)
-		ch->stats().latency(srpt_os_now_ns() - start_ns);
+		ch->io().stats().latency(srpt_os_now_ns() - start_ns);
 	if (prev != CmdState::kCmdRspSent && prev != CmdState::kMgmtRspSent)
 		srpt_os_log(SRPT_LOG_ERR, "%s: command %#llx: send completion in state %s\n",
 			    ch->name(), tag, cmd_state_name(prev));
@@ -646,14 +646,14 @@ void Cmd::send_done(bool ok)
 		release();
 	else
 		srpt_os_cmd_done(os.get());	/* LIO releases the command */
-	ch->process_wait_list();
+	ch->io().process_wait_list();
 }
 
 /* srpt_aborted_task: no response will carry this request's credit. */
 void Cmd::aborted()
 {
-	ch_->credits().owe_one();
-	ch_->stats().add(Stat::kAbortedTasks);
+	ch_->io().credits().owe_one();
+	ch_->io().stats().add(Stat::kAbortedTasks);
 }
 
 /* srpt_release_cmd */
@@ -662,12 +662,12 @@ void Cmd::release()
 	/* LIO holds a command whose step waits in the send queue. */
 	KTL_WARN_ON(send_node.linked());
 	if (imm_recv) {
-		ch_->repost(imm_recv);
+		ch_->io().repost(imm_recv);
 		imm_recv = nullptr;
 	}
 	srpt_os_cmd_release_data(os.get());
 	xfer.clear();
-	ch_->put_cmd(this);
+	ch_->io().put_cmd(this);
 }
 
 } // namespace srpt
@@ -677,7 +677,7 @@ using namespace srpt;
 extern "C" void srpt_core_recv_done(struct srpt_channel *ch, struct srpt_recv *r, int ok,
 				    srpt_u32 byte_len)
 {
-	from_handle<Channel>(ch)->on_recv(from_handle<RecvCtx>(r), ok != 0, byte_len);
+	from_handle<Channel>(ch)->io().on_recv(from_handle<RecvCtx>(r), ok != 0, byte_len);
 }
 
 extern "C" int srpt_core_write_pending(struct srpt_cmd *cmd)

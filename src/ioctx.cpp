@@ -1,10 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Send contexts: the command state machine and the channel's pool of
- * free contexts (srpt_get_send_ioctx).
+ * Send contexts: the command state machine (the channel's pool of them
+ * is in channel_io.cpp).
  */
 #include <ktl/errno.h>
-#include <srpt/channel.h>
 #include <srpt/ioctx.h>
 
 namespace srpt {
@@ -64,46 +63,6 @@ void Cmd::reset()
 	post_err_ = false;
 	failed_with_rsp_ = false;
 	KTL_WARN_ON(imm_recv || xfer.buffers() || round_bufs_ || sq_held_);
-}
-
-Cmd *Channel::get_cmd()
-{
-	Cmd *c;
-	{
-		ktl::SpinGuard g(free_lock_);
-		c = free_cmds_.pop_front();
-	}
-	if (c) {
-		c->reset();
-		in_flight_.fetch_add(1, ktl::MemoryOrder::relaxed);
-	}
-	return c;
-}
-
-void Channel::put_cmd(Cmd *c)
-{
-	{
-		ktl::SpinGuard g(free_lock_);
-		free_cmds_.push_front(c);
-	}
-	in_flight_.fetch_sub(1, ktl::MemoryOrder::relaxed);
-	/*
-	 * Pairs with on_recv(): either that IU sees this context in the
-	 * list, or this sees it waiting. IUs waiting for a context are
-	 * handled in completion context only: have a zero-length write
-	 * complete there. Through the send queue, which posts nothing once
-	 * the channel drains.
-	 */
-	ktl::atomic_thread_fence(ktl::MemoryOrder::seq_cst);
-	bool expected = false;
-	if (waiting_.load(ktl::MemoryOrder::relaxed) && state() == ChState::kLive &&
-	    kick_pending_.compare_exchange(expected, true)) {
-		int ret = -ktl::kESHUTDOWN;
-
-		(void)sendq_.if_open([&] { ret = srpt_os_channel_post_zero_write(os_); });
-		if (ret)
-			kick_pending_.store(false);
-	}
 }
 
 } // namespace srpt

@@ -131,7 +131,7 @@ void Logins::remove_channel(Channel *ch)
 	nexus->channels.erase(ch);
 	channels_--;
 	/* Under the mutex: a reader sums the totals and the listed channels. */
-	ch->stats().fold_into(closed_);
+	ch->io().stats().fold_into(closed_);
 	if (ch->logged_in())
 		logouts_.fetch_add(1, ktl::MemoryOrder::relaxed);
 	if (nexus->channels.empty()) {
@@ -205,9 +205,9 @@ u64 sum_channels(List &nexuses, Match match, Counters &total, u64 *credits, u64 
 			if (!match(ch))
 				continue;
 			n++;
-			ch->stats().fold_into(total);
-			*credits += static_cast<u64>(ktl::max(ch->credits().req_lim(), 0));
-			*depth += ch->in_flight();
+			ch->io().stats().fold_into(total);
+			*credits += static_cast<u64>(ktl::max(ch->io().credits().req_lim(), 0));
+			*depth += ch->io().in_flight();
 		}
 	}
 	return n;

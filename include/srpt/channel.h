@@ -21,14 +21,11 @@
 #include <ktl/refptr.h>
 #include <ktl/string.h>
 #include <srpt/abi.h>
-#include <srpt/credits.h>
-#include <srpt/ioctx.h>
+#include <srpt/channel_io.h>
 #include <srpt/live.h>
 #include <srpt/login.h>
 #include <srpt/port_name.h>
-#include <srpt/send_queue.h>
 #include <srpt/srq_hold.h>
-#include <srpt/stats.h>
 
 namespace srpt {
 
@@ -58,7 +55,6 @@ public:
 	/* Kernel event codes, as srpt_core_cm_event() and srpt_core_qp_event(). */
 	void on_cm_event(int event);
 	void on_qp_event(int event);
-	void on_recv(RecvCtx *r, bool ok, u32 byte_len);
 	void on_zero_write_done(bool ok);
 
 	/*
@@ -72,6 +68,8 @@ public:
 	bool close();
 	/* Disconnects and waits until released; any context that may sleep. */
 	void disconnect_and_wait(const char *why);
+	/* From any context: the logout work disconnects. */
+	void request_logout();
 
 	ChState state() const { return static_cast<ChState>(state_.load()); }
 	const char *name() const { return name_.c_str(); }
@@ -80,20 +78,9 @@ public:
 	const LoginRequest &request() const { return req_; }
 	/* The login response went out. */
 	bool logged_in() const { return logged_in_; }
-	Counters &stats() { return stats_; }
 	/* The name its session was opened with: its node ACL's name. */
 	const char *acl_name() const { return acl_name_.c_str(); }
-	/* Commands received and not yet released. */
-	u32 in_flight() const { return in_flight_.load(ktl::MemoryOrder::relaxed); }
-
-	/* The data path (datapath.cpp, tmf.cpp). */
-	Cmd *get_cmd();
-	void put_cmd(Cmd *c);
-	void repost(RecvCtx *r);
-	void process_wait_list();
-	Credits &credits() { return credits_; }
-	SendQueue &sendq() { return sendq_; }
-	u32 max_ti_iu_len() const { return max_ti_iu_len_; }
+	ChannelIo &io() { return io_; }
 
 	ktl::ListNode nexus_node;	/* on its Nexus's list, under the port's logins mutex */
 
@@ -114,11 +101,6 @@ private:
 	static void logout_work_fn(void *arg);
 	void run_release();
 
-	bool handle_iu(RecvCtx *r);
-	/* True when @c keeps @r (immediate data), decided before LIO has @c. */
-	bool handle_cmd(RecvCtx *r, Cmd *c);
-	void handle_tsk_mgmt(RecvCtx *r, Cmd *c);
-
 	Device *const dev_;
 	ktl::RefPtr<RdmaPort> port_;
 	srpt_os_channel *os_;
@@ -128,31 +110,12 @@ private:
 	GidName i_port_name_;		/* "0x" + 32 hex digits of the initiator port id */
 	ktl::StrBuf<64> acl_name_;
 	srpt_cm_kind cm_;
-	bool use_srq_ = false;
-	u32 rq_size_ = 0;
-	u32 max_send_wr_ = 0;
-	u32 max_ti_iu_len_ = 0;
-	u32 imm_data_offset_ = 0;
-	u32 max_rsp_size_ = 0;
+	IoLimits limits_;		/* written by the login, before io_ is created */
+	ChannelIo io_{*this, limits_};
 
 	ktl::Atomic<ktl::u8> state_{static_cast<ktl::u8>(ChState::kConnecting)};
 	bool logged_in_ = false;		/* the login response went out */
-	Credits credits_;
-	SendQueue sendq_;
-	Counters stats_;
-	ktl::Atomic<u32> in_flight_{0};
-
-	SrqHold srq_;			/* with use_srq_, until the QP is gone */
-	RecvCtx *recv_ring_ = nullptr;	/* rq_size_ entries unless use_srq_ */
-	Cmd **cmds_ = nullptr;		/* rq_size_ send contexts */
-	ktl::SpinLock free_lock_;
-	ktl::List<Cmd, &Cmd::free_node> free_cmds_;	/* guarded by free_lock_ */
-	/* IUs waiting for LIVE or for a free send context; CQ context only. */
-	ktl::List<RecvCtx, &RecvCtx::wait_node> wait_list_;
-	bool processing_wait_list_ = false;
-	/* How many wait, and whether a zero-length write will look at them. */
-	ktl::Atomic<u32> waiting_{0};
-	ktl::Atomic<bool> kick_pending_{false};
+	SrqHold srq_;			/* with use_srq, until the QP is gone */
 
 	srpt_os_work release_work_;
 	srpt_os_work logout_work_;

@@ -34,7 +34,7 @@ struct RecvCtx {
 	OsRecv os;
 	ktl::u8 *iu = nullptr;		/* where the IU is received */
 	ktl::u32 byte_len = 0;		/* bytes of the last IU */
-	ktl::ListNode wait_node;	/* on Channel::wait_list_ (CQ context only) */
+	ktl::ListNode wait_node;	/* on ChannelIo::wait_list_ (CQ context only) */
 };
 
 enum class CmdState : ktl::u8 {

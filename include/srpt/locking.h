@@ -23,7 +23,7 @@
  * sleeps inside:
  *
  *   g_lock (registry.cpp) -> RdmaPort::cache_lock_
- *   Channel::free_lock_
+ *   ChannelIo::free_lock_
  *
  * Waiting for a channel's release (Channel::disconnect_and_wait) happens
  * with no lock held but RdmaPort::dev_mutex_: the release work takes

@@ -538,7 +538,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size
 	FUZZ_CHECK(fake::login(*t.dev, 1, ch, info) == 0 && ch.accepted, "the login failed");
 	const std::uint32_t credits = static_cast<std::uint32_t>(iu::get_be32(ch.accept_rsp, 4));
 	FUZZ_CHECK(credits == kDepth, "%u credits", credits);
-	const std::uint32_t slots = core(r)->sendq().free_slots();
+	const std::uint32_t slots = core(r)->io().sendq().free_slots();
 	/* Bit 7: a device that needs a work request per 16 KiB: transfers go in rounds. */
 	fake::config().rdma_bytes_per_wr = (opt & 0x80) ? 16384 : 0;
 	/* Usually LIVE at once; bit 5: IUs come before the connection is established. */
@@ -566,14 +566,14 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size
 			FUZZ_CHECK(r.lio.empty(), "LIO still holds %zu commands", r.lio.size());
 			FUZZ_CHECK(ch.posted.size() == kDepth, "%zu of %u receive buffers posted", ch.posted.size(),
 				   kDepth);
-			FUZZ_CHECK(core(r)->sendq().free_slots() == slots, "%u of %u send queue slots back",
-				   core(r)->sendq().free_slots(), slots);
+			FUZZ_CHECK(core(r)->io().sendq().free_slots() == slots, "%u of %u send queue slots back",
+				   core(r)->io().sendq().free_slots(), slots);
 			if (!r.send_failed) {
 				std::uint64_t returned = 0;
 				for (srpt_os_cmd *c : fake::cmds_of(ch))
 					for (const iu::Bytes &rsp : c->responses)
 						returned += iu::get_be32(rsp, 4);
-				const std::uint64_t owed = static_cast<std::uint64_t>(core(r)->credits().owed());
+				const std::uint64_t owed = static_cast<std::uint64_t>(core(r)->io().credits().owed());
 				FUZZ_CHECK(returned + owed == r.requests,
 					   "credits: %llu returned + %llu owed for %llu requests",
 					   static_cast<unsigned long long>(returned),

@@ -511,7 +511,7 @@ TEST_F(Login, QueuePairCreationRetriesWithHalfTheSendQueue)
 	EXPECT_EQ(3u, ok.qp_attempts.size());
 	EXPECT_EQ(512u, ok.qp.max_rdma_ctxs);
 	EXPECT_EQ(128u + 1024u + 4u, ok.qp.cq_size);
-	EXPECT_EQ(512u, core(ok)->sendq().free_slots());
+	EXPECT_EQ(512u, core(ok)->io().sendq().free_slots());
 
 	/* An odd srp_sq_size halves down to 16 and no further. */
 	ASSERT_EQ(3, srpt_core_tpg_attrib_store(tpg_, SRPT_ATTRIB_SQ_SIZE, "40\n", 3));

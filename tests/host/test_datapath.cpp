@@ -45,8 +45,8 @@ protected:
 		fake::take_trace();
 		fake::clear_logs();
 	}
-	srpt::Credits &credits() { return core(*ch_)->credits(); }
-	int sq() { return static_cast<int>(core(*ch_)->sendq().free_slots()); }
+	srpt::Credits &credits() { return core(*ch_)->io().credits(); }
+	int sq() { return static_cast<int>(core(*ch_)->io().sendq().free_slots()); }
 };
 
 TEST_F(Datapath, CommandWithoutData)
@@ -581,7 +581,7 @@ std::vector<std::string> xfers(const srpt_os_cmd *c)
 TEST_F(Datapath, ShortReadsSendOnlyTheBytesOfTheScsiTransfer)
 {
 	live();
-	const std::uint64_t read0 = core(*ch_)->stats().get(srpt::Stat::kBytesRead);
+	const std::uint64_t read0 = core(*ch_)->io().stats().get(srpt::Stat::kBytesRead);
 
 	/*
 	 * READ(10) of one 512-byte block into a 1 MiB buffer: the 1 MiB of
@@ -600,7 +600,7 @@ TEST_F(Datapath, ShortReadsSendOnlyTheBytesOfTheScsiTransfer)
 	iu::Rsp rsp = last_rsp(c);
 	EXPECT_EQ(0x20, rsp.flags) << "DIUNDER";
 	EXPECT_EQ((1u << 20) - 512, rsp.di_resid);
-	EXPECT_EQ(read0 + 512, core(*ch_)->stats().get(srpt::Stat::kBytesRead));
+	EXPECT_EQ(read0 + 512, core(*ch_)->io().stats().get(srpt::Stat::kBytesRead));
 	lio_finish(c);
 
 	/* Four buffers of 256 KiB, 300 KiB transferred: two of them, the second in part. */
@@ -654,7 +654,7 @@ TEST_F(Datapath, ResponsesWaitForTheSendQueueInsteadOfBeingDropped)
 	ASSERT_EQ(2, srpt_core_tpg_attrib_store(tpg_, SRPT_ATTRIB_SQ_SIZE, "8\n", 2));
 	ch_ = &live_channel(login_req());
 	ASSERT_EQ(4, sq());
-	const srpt::Counters &stats = core(*ch_)->stats();
+	const srpt::Counters &stats = core(*ch_)->io().stats();
 
 	/* Four statuses take the four slots. */
 	std::vector<srpt_os_cmd *> first;
@@ -677,7 +677,7 @@ TEST_F(Datapath, ResponsesWaitForTheSendQueueInsteadOfBeingDropped)
 	srpt_os_cmd *r = send_cmd(*ch_, read_cmd(8));
 	lio_respond(r, 0, true);
 	EXPECT_TRUE(r->responses.empty());
-	EXPECT_EQ(4u, core(*ch_)->sendq().waiting());
+	EXPECT_EQ(4u, core(*ch_)->io().sendq().waiting());
 	EXPECT_EQ(4u, stats.get(srpt::Stat::kSqWaits));
 
 	/* Each completion posts what fits now, in the order they came. */
@@ -693,7 +693,7 @@ TEST_F(Datapath, ResponsesWaitForTheSendQueueInsteadOfBeingDropped)
 	lio_finish(later[0]);
 	ASSERT_EQ(1u, r->responses.size());
 	EXPECT_EQ(1, r->responses_with_data[0]);
-	EXPECT_EQ(0u, core(*ch_)->sendq().waiting());
+	EXPECT_EQ(0u, core(*ch_)->io().sendq().waiting());
 
 	/* Every response returned its request's credit; nothing is owed. */
 	std::uint32_t delta = 0;
@@ -755,7 +755,7 @@ TEST_F(Datapath, TransfersLargerThanTheSendQueueGoInRounds)
 	lio_respond(w);
 	lio_finish(w);
 	EXPECT_EQ(4, sq());
-	EXPECT_EQ(0u, core(*ch_)->stats().get(srpt::Stat::kErrNoMemory));
+	EXPECT_EQ(0u, core(*ch_)->io().stats().get(srpt::Stat::kErrNoMemory));
 }
 
 TEST_F(Datapath, AWaitingLargeTransferIsNotOvertaken)
@@ -814,7 +814,7 @@ TEST_F(Datapath, RegistrationsShortForNowWaitForACompletion)
 	EXPECT_EQ(0x28, last_rsp(c).status);
 	EXPECT_EQ(0, c->responses_with_data.back());
 	EXPECT_TRUE(c->xfers.empty());
-	EXPECT_EQ(1u, core(*ch_)->stats().get(srpt::Stat::kErrNoMemory));
+	EXPECT_EQ(1u, core(*ch_)->io().stats().get(srpt::Stat::kErrNoMemory));
 	EXPECT_EQ(1, fake::log_count("command 0x3: mapping 4096 bytes for RDMA failed (-11)"))
 		<< fake::log_text();
 	lio_finish(c);
@@ -874,14 +874,14 @@ TEST_F(Datapath, AClosingChannelEndsWhatWaitsForTheSendQueue)
 	lio_respond(s);
 	srpt_os_cmd *w = send_cmd(*ch_, write_cmd(6));
 	EXPECT_EQ(0, srpt_core_write_pending(w->core));
-	EXPECT_EQ(2u, core(*ch_)->sendq().waiting());
+	EXPECT_EQ(2u, core(*ch_)->io().sendq().waiting());
 
 	/* The initiator leaves: the QP goes to the error state, nothing more is sent. */
 	fake::cm_event(*ch_, fake::Cm::kDisconnectRequest);
 	EXPECT_EQ(0, s->put_calls);
 	/* The next (flushed) completion ends those waiting. */
 	ASSERT_TRUE(fake::complete_send(busy[0], false));
-	EXPECT_EQ(0u, core(*ch_)->sendq().waiting());
+	EXPECT_EQ(0u, core(*ch_)->io().sendq().waiting());
 	EXPECT_TRUE(s->responses.empty());
 	EXPECT_EQ(1, s->put_calls) << "its response will never be sent";
 	EXPECT_EQ(1, w->abort_calls) << "its write data will never come";

@@ -1,0 +1,97 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The data path of a channel: its send contexts and receive buffers, the
+ * IUs that wait for LIVE or for a free context, SRP credits, the send
+ * queue and the counters. A Channel owns one and runs its life (login,
+ * states, release); commands (Cmd) and datapath.cpp use it.
+ *
+ * Locking: the free contexts under free_lock_ (a leaf spinlock, any
+ * context); the wait list in completion context only.
+ */
+#pragma once
+
+#include <ktl/atomic.h>
+#include <ktl/list.h>
+#include <ktl/lock.h>
+#include <srpt/abi.h>
+#include <srpt/credits.h>
+#include <srpt/ioctx.h>
+#include <srpt/send_queue.h>
+#include <srpt/stats.h>
+
+namespace srpt {
+
+class Channel;
+
+/* What the login negotiated and the queue pair got. */
+struct IoLimits {
+	u32 rq_size = 0;		/* receive buffers, send contexts and credits */
+	u32 max_send_wr = 0;		/* the commands' share of the send queue */
+	u32 max_ti_iu_len = 0;
+	u32 imm_data_offset = 0;	/* 0: no immediate data */
+	u32 max_rsp_size = 0;
+	bool use_srq = false;
+};
+
+class ChannelIo {
+public:
+	ChannelIo(Channel &ch, const IoLimits &limits);
+	~ChannelIo();
+	ChannelIo(const ChannelIo &) = delete;
+	ChannelIo &operator=(const ChannelIo &) = delete;
+
+	/*
+	 * The send contexts and, without SRQ, the posted receive buffers of
+	 * the QP of @os; what was made is undone by destroy(), also on failure.
+	 */
+	[[nodiscard]] int create(srpt_os_channel *os, srpt_os_device *dev_os);
+	/* Once the QP is drained and gone: nothing completes any more. */
+	void destroy();
+
+	void on_recv(RecvCtx *r, bool ok, u32 byte_len);
+	void repost(RecvCtx *r);
+	void process_wait_list();
+	/* A command is done with its send context. */
+	void put_cmd(Cmd *c);
+	/* LIVE: have what arrived early handled in completion context. */
+	[[nodiscard]] int start();
+	/* The zero-length write of start(), of put_cmd() or of the drain completed. */
+	void on_zero_write_done(bool ok);
+
+	const IoLimits &limits() const { return limits_; }
+	Credits &credits() { return credits_; }
+	SendQueue &sendq() { return sendq_; }
+	Counters &stats() { return stats_; }
+	/* Commands received and not yet released. */
+	u32 in_flight() const { return in_flight_.load(ktl::MemoryOrder::relaxed); }
+
+private:
+	Cmd *get_cmd();
+	bool handle_iu(RecvCtx *r);
+	/* True when @c keeps @r (immediate data), decided before LIO has @c. */
+	bool handle_cmd(RecvCtx *r, Cmd *c);
+	void handle_tsk_mgmt(RecvCtx *r, Cmd *c);
+
+	Channel &ch_;
+	const IoLimits &limits_;
+	srpt_os_channel *os_ = nullptr;
+	srpt_os_device *dev_os_ = nullptr;
+
+	Credits credits_;
+	SendQueue sendq_;
+	Counters stats_;
+	ktl::Atomic<u32> in_flight_{0};
+
+	RecvCtx *recv_ring_ = nullptr;	/* rq_size entries unless use_srq */
+	Cmd **cmds_ = nullptr;		/* rq_size send contexts */
+	ktl::SpinLock free_lock_;
+	ktl::List<Cmd, &Cmd::free_node> free_cmds_;	/* guarded by free_lock_ */
+	/* IUs waiting for LIVE or for a free send context; CQ context only. */
+	ktl::List<RecvCtx, &RecvCtx::wait_node> wait_list_;
+	bool processing_wait_list_ = false;
+	/* How many wait, and whether a zero-length write will look at them. */
+	ktl::Atomic<u32> waiting_{0};
+	ktl::Atomic<bool> kick_pending_{false};
+};
+
+} // namespace srpt

@@ -1,0 +1,153 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * A channel's data path resources: its send contexts (srpt_get_send_ioctx),
+ * its receive ring, and the zero-length writes that have IUs waiting for
+ * a context handled in completion context.
+ */
+#include <ktl/errno.h>
+#include <ktl/new.h>
+#include <srpt/channel.h>
+#include <srpt/handles.h>
+#include <srpt/params.h>
+
+namespace srpt {
+
+ChannelIo::ChannelIo(Channel &ch, const IoLimits &limits) : ch_(ch), limits_(limits)
+{
+	KTL_LOCK_INIT(free_lock_);
+}
+
+ChannelIo::~ChannelIo()
+{
+	KTL_WARN_ON(recv_ring_ || cmds_);
+}
+
+int ChannelIo::create(srpt_os_channel *os, srpt_os_device *dev_os)
+{
+	ktl::AllocChecker ac;
+	const u32 n = limits_.rq_size;
+
+	os_ = os;
+	dev_os_ = dev_os;
+	credits_.init(n);
+	sendq_.init(limits_.max_send_wr);
+
+	cmds_ = new (&ac) Cmd *[n]();
+	if (!ac.check())
+		return -ktl::kENOMEM;
+	for (u32 i = 0; i < n; i++) {
+		Cmd *c = new (&ac) Cmd(&ch_);
+		void *rsp;
+
+		if (!ac.check())
+			return -ktl::kENOMEM;
+		cmds_[i] = c;
+		c->os.reset(srpt_os_cmd_alloc(os_, to_handle<srpt_cmd>(c), limits_.max_rsp_size, &rsp));
+		if (!c->os)
+			return -ktl::kENOMEM;
+		c->rsp_buf = static_cast<u8 *>(rsp);
+		c->rsp_size = limits_.max_rsp_size;
+		free_cmds_.push_back(c);
+	}
+
+	if (limits_.use_srq)
+		return 0;
+	recv_ring_ = new (&ac) RecvCtx[n];
+	if (!ac.check())
+		return -ktl::kENOMEM;
+	const u32 align = imm_align_offset(limits_.imm_data_offset);
+	for (u32 i = 0; i < n; i++) {
+		RecvCtx &r = recv_ring_[i];
+		void *iu;
+
+		r.os.reset(srpt_os_recv_alloc(dev_os_, to_handle<srpt_recv>(&r), max_req_size(), align,
+					      &iu));
+		if (!r.os)
+			return -ktl::kENOMEM;
+		r.iu = static_cast<u8 *>(iu);
+		const int ret = srpt_os_recv_post(dev_os_, os_, r.os.get());
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+void ChannelIo::destroy()
+{
+	KTL_WARN_ON(sendq_.waiting());
+	/* SRQ buffers that waited here belong to the device: give them back. */
+	while (RecvCtx *r = wait_list_.pop_front()) {
+		waiting_.fetch_sub(1);
+		if (limits_.use_srq)
+			repost(r);
+	}
+	/* The contexts free their kernel sides as they go. */
+	delete[] recv_ring_;
+	recv_ring_ = nullptr;
+	if (cmds_) {
+		while (free_cmds_.pop_front())
+			;
+		for (u32 i = 0; i < limits_.rq_size; i++)
+			delete cmds_[i];
+		delete[] cmds_;
+		cmds_ = nullptr;
+	}
+}
+
+Cmd *ChannelIo::get_cmd()
+{
+	Cmd *c;
+	{
+		ktl::SpinGuard g(free_lock_);
+		c = free_cmds_.pop_front();
+	}
+	if (c) {
+		c->reset();
+		in_flight_.fetch_add(1, ktl::MemoryOrder::relaxed);
+	}
+	return c;
+}
+
+void ChannelIo::put_cmd(Cmd *c)
+{
+	{
+		ktl::SpinGuard g(free_lock_);
+		free_cmds_.push_front(c);
+	}
+	in_flight_.fetch_sub(1, ktl::MemoryOrder::relaxed);
+	/*
+	 * Pairs with on_recv(): either that IU sees this context in the
+	 * list, or this sees it waiting. IUs waiting for a context are
+	 * handled in completion context only: have a zero-length write
+	 * complete there. Through the send queue, which posts nothing once
+	 * the channel drains.
+	 */
+	ktl::atomic_thread_fence(ktl::MemoryOrder::seq_cst);
+	bool expected = false;
+	if (waiting_.load(ktl::MemoryOrder::relaxed) && ch_.state() == ChState::kLive &&
+	    kick_pending_.compare_exchange(expected, true)) {
+		int ret = -ktl::kESHUTDOWN;
+
+		(void)sendq_.if_open([&] { ret = srpt_os_channel_post_zero_write(os_); });
+		if (ret)
+			kick_pending_.store(false);
+	}
+}
+
+int ChannelIo::start()
+{
+	/* Process the IUs that came early, in completion context. */
+	kick_pending_.store(true);
+	return srpt_os_channel_post_zero_write(os_);
+}
+
+void ChannelIo::on_zero_write_done(bool ok)
+{
+	kick_pending_.store(false);
+	/* Pairs with put_cmd(): a context it freed without a kick is found below. */
+	ktl::atomic_thread_fence(ktl::MemoryOrder::seq_cst);
+	if (ok)
+		process_wait_list();
+}
+
+} // namespace srpt
