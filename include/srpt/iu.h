@@ -8,14 +8,10 @@
 #pragma once
 
 #include <ktl/span.h>
-#include <ktl/types.h>
 #include <srpt/abi.h>
+#include <srpt/types.h>
 
 namespace srpt {
-
-using ktl::u32;
-using ktl::u64;
-using ktl::u8;
 
 /* Largest data transfer of one command we set up memory for. */
 constexpr u32 kMaxDataLen = 1u << 24;

@@ -7,16 +7,11 @@
 #pragma once
 
 #include <ktl/span.h>
-#include <ktl/types.h>
 #include <srpt/abi.h>
 #include <srpt/srp.h>
+#include <srpt/types.h>
 
 namespace srpt {
-
-using ktl::u16;
-using ktl::u32;
-using ktl::u64;
-using ktl::u8;
 
 struct LoginRequest {
 	u8 opcode = 0;

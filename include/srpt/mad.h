@@ -7,14 +7,9 @@
 #pragma once
 
 #include <ktl/span.h>
-#include <ktl/types.h>
+#include <srpt/types.h>
 
 namespace srpt {
-
-using ktl::u16;
-using ktl::u32;
-using ktl::u64;
-using ktl::u8;
 
 namespace mad {
 

@@ -6,12 +6,9 @@
 #pragma once
 
 #include <ktl/atomic.h>
-#include <ktl/types.h>
+#include <srpt/types.h>
 
 namespace srpt {
-
-using ktl::u32;
-using ktl::u64;
 
 /* srp_max_req_size: largest SRP request (IU) in bytes we accept. */
 constexpr u32 kMinMaxReqSize = 996;

@@ -9,12 +9,10 @@
 
 #include <ktl/span.h>
 #include <ktl/string.h>
-#include <ktl/types.h>
 #include <srpt/port_api.h>
+#include <srpt/types.h>
 
 namespace srpt {
-
-using ktl::u8;
 
 /* 19 characters + NUL and 34 characters + NUL, rounded up. */
 using GuidName = ktl::StrBuf<24>;

@@ -10,12 +10,10 @@
 #include <ktl/assert.h>
 #include <ktl/errno.h>
 #include <ktl/lock.h>
-#include <ktl/types.h>
 #include <srpt/abi.h>
+#include <srpt/types.h>
 
 namespace srpt {
-
-using ktl::u32;
 
 class TargetPort;
 

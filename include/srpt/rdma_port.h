@@ -14,17 +14,16 @@
 
 #include <ktl/lock.h>
 #include <ktl/refptr.h>
-#include <ktl/types.h>
 #include <srpt/abi.h>
 #include <srpt/logins.h>
 #include <srpt/port_name.h>
 #include <srpt/port_targets.h>
+#include <srpt/types.h>
 
 namespace srpt {
 
 class Device;
 
-using ktl::u32;
 /* IB_DEVICE_NAME_MAX is 64. */
 using DeviceName = ktl::StrBuf<64>;
 

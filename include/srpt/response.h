@@ -3,14 +3,10 @@
 #pragma once
 
 #include <ktl/span.h>
-#include <ktl/types.h>
 #include <srpt/abi.h>
+#include <srpt/types.h>
 
 namespace srpt {
-
-using ktl::u32;
-using ktl::u64;
-using ktl::u8;
 
 struct RspHeader {
 	u64 tag = 0;

@@ -19,12 +19,10 @@
 #include <ktl/atomic.h>
 #include <ktl/list.h>
 #include <ktl/lock.h>
-#include <ktl/types.h>
 #include <srpt/ioctx.h>
+#include <srpt/types.h>
 
 namespace srpt {
-
-using ktl::u32;
 
 class SendQueue {
 public:

@@ -6,14 +6,10 @@
  */
 #pragma once
 
-#include <ktl/types.h>
+#include <srpt/types.h>
 
 namespace srpt::srp {
 
-using ktl::size_t;
-using ktl::u16;
-using ktl::u32;
-using ktl::u8;
 
 /* Opcodes (byte 0 of every IU). */
 constexpr u8 kLoginReq = 0x00;

@@ -9,11 +9,9 @@
 
 #include <ktl/atomic.h>
 #include <ktl/string.h>
-#include <ktl/types.h>
+#include <srpt/types.h>
 
 namespace srpt {
-
-using ktl::u64;
 
 enum class Stat : int {
 	kCommands,		/* SRP_CMDs received */

@@ -9,11 +9,9 @@
  */
 #pragma once
 
-#include <ktl/types.h>
+#include <srpt/types.h>
 
 namespace srpt {
-
-using ktl::u32;
 
 /* Bytes [off, off + len) of buffer buf. */
 struct Piece {
