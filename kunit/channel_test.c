@@ -127,7 +127,7 @@ static void channel_disconnect_releases_in_order(struct kunit *test)
 	flush_workqueue(srpt_wq);
 	TF_EXPECT_CALLS(test, ch, mark, FAKE_DISCONNECT, FAKE_QP_ERROR, FAKE_ZERO_WRITE,
 			FAKE_CLOSE_SESSION, FAKE_DESTROY_CM, FAKE_DESTROY_QP, FAKE_FREE);
-	KUNIT_EXPECT_TRUE(test, ch->freed);
+	KUNIT_EXPECT_TRUE(test, fake_freed(ch));
 	KUNIT_EXPECT_EQ(test, fake_live_recvs(), 0);
 	KUNIT_EXPECT_EQ(test, fake_live_cmds(), 0);
 	KUNIT_EXPECT_EQ(test, srpt_probe_port_channels(f->port), 0U);
@@ -179,7 +179,7 @@ static void channel_device_removal_logs_out(struct kunit *test)
 	mark = ch->n_log;
 	srpt_core_device_remove(f->dev);
 	f->dev = NULL;
-	KUNIT_EXPECT_TRUE(test, ch->freed);
+	KUNIT_EXPECT_TRUE(test, fake_freed(ch));
 	TF_EXPECT_CALLS(test, ch, mark, FAKE_DISCONNECT, FAKE_QP_ERROR, FAKE_ZERO_WRITE,
 			FAKE_CLOSE_SESSION, FAKE_DESTROY_CM, FAKE_DESTROY_QP, FAKE_FREE);
 	KUNIT_EXPECT_EQ(test, srpt_probe_port_channels(f->port), 0U);
@@ -200,7 +200,7 @@ static void channel_tpg_disable_logs_out(struct kunit *test)
 	fake_channel_auto_complete(ch);
 	mark = ch->n_log;
 	KUNIT_EXPECT_EQ(test, srpt_core_tpg_enable(f->tpg, 0), 0);
-	KUNIT_EXPECT_TRUE(test, ch->freed);
+	KUNIT_EXPECT_TRUE(test, fake_freed(ch));
 	TF_EXPECT_CALLS(test, ch, mark, FAKE_DISCONNECT, FAKE_QP_ERROR, FAKE_ZERO_WRITE,
 			FAKE_CLOSE_SESSION, FAKE_DESTROY_CM, FAKE_DESTROY_QP, FAKE_FREE);
 	flush_workqueue(srpt_wq);
@@ -324,7 +324,7 @@ static void channel_srq_shares_receive_buffers(struct kunit *test)
 	/* The switch logs out the live channel first. */
 	fake_channel_auto_complete(ch1);
 	KUNIT_ASSERT_EQ(test, srpt_core_tpg_attrib_store(f->tpg, SRPT_ATTRIB_USE_SRQ, "1", 1), 1);
-	KUNIT_EXPECT_TRUE(test, ch1->freed);
+	KUNIT_EXPECT_TRUE(test, fake_freed(ch1));
 	KUNIT_ASSERT_TRUE(test, f->os.srq);
 	KUNIT_EXPECT_EQ(test, f->os.srq_size, 16U);
 	KUNIT_EXPECT_EQ(test, fake_recv_posted(&f->os, NULL), 16U);

@@ -101,7 +101,7 @@ static bool record(struct srpt_os_channel *ch, enum fake_call call)
 	ch->calls[call]++;
 	ch->log[ch->n_log % FAKE_LOG_LEN] = call;
 	ch->n_log++;
-	freed = ch->freed;
+	freed = ch->contract.freed;
 	gone = ch->gone;
 	spin_unlock_irqrestore(&ch->lock, flags);
 	if (freed || gone) {
@@ -110,6 +110,24 @@ static bool record(struct srpt_os_channel *ch, enum fake_call call)
 		return false;
 	}
 	return true;
+}
+
+/* A breach of the channel contract both doubles share is a violation. */
+static void contract_check(struct srpt_os_channel *ch, enum srpt_contract_call call)
+{
+	const char *why = srpt_contract_check(&ch->contract, call);
+
+	if (why)
+		violation("%s", why);
+}
+
+static void contract_done(struct srpt_os_channel *ch, enum srpt_contract_call call)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&ch->lock, flags);
+	srpt_contract_done(&ch->contract, call);
+	spin_unlock_irqrestore(&ch->lock, flags);
 }
 
 static bool cmd_record(struct srpt_os_cmd *cmd, enum fake_call call)
@@ -151,7 +169,7 @@ static int sq_push(struct srpt_os_channel *ch, enum fake_wr_kind kind,
 	bool destroyed, full, kick;
 
 	spin_lock_irqsave(&ch->lock, flags);
-	destroyed = !ch->qp_created || ch->qp_destroyed;
+	destroyed = !ch->contract.qp;
 	full = ch->sq_len == FAKE_SQ_DEPTH;
 	if (!destroyed && !full) {
 		ch->sq[(ch->sq_head + ch->sq_len) % FAKE_SQ_DEPTH] =
@@ -274,13 +292,12 @@ int srpt_os_channel_create_qp(struct srpt_os_channel *ch, struct srpt_channel *c
 	ch->qp = *p;
 	if (ch->create_qp_err)
 		return ch->create_qp_err;
-	if (ch->qp_created)
-		violation("create_qp twice");
+	contract_check(ch, SRPT_CONTRACT_CREATE_QP);
 	if (p->use_srq && !ch->dev->srq)
 		violation("a QP on a missing SRQ");
 	spin_lock_irqsave(&ch->lock, flags);
 	ch->core = core;
-	ch->qp_created = true;
+	srpt_contract_done(&ch->contract, SRPT_CONTRACT_CREATE_QP);
 	spin_unlock_irqrestore(&ch->lock, flags);
 	if (p->use_srq)
 		ch->dev->srq_qps++;
@@ -297,13 +314,11 @@ int srpt_os_channel_open_session(struct srpt_os_channel *ch, struct srpt_os_tpg 
 	if (ch->n_tried < FAKE_MAX_TRIED)
 		strscpy(ch->tried[ch->n_tried], initiator, FAKE_NAME_LEN);
 	ch->n_tried++;
-	if (ch->session_tpg)
-		violation("open_session while a session is open");
-	if (!ch->qp_created)
-		violation("open_session before create_qp");
+	contract_check(ch, SRPT_CONTRACT_OPEN_SESSION);
 	/* target_setup_session() without an ACL: -EACCES. */
 	for (i = 0; tpg && i < FAKE_MAX_ACLS; i++) {
 		if (tpg->acls[i] && !strcmp(tpg->acls[i], initiator)) {
+			contract_done(ch, SRPT_CONTRACT_OPEN_SESSION);
 			ch->session_tpg = tpg;
 			strscpy(ch->initiator, initiator, sizeof(ch->initiator));
 			return 0;
@@ -316,17 +331,21 @@ int srpt_os_channel_accept(struct srpt_os_channel *ch, const void *rsp, size_t l
 {
 	if (!record(ch, FAKE_ACCEPT))
 		return -EINVAL;
-	if (!ch->qp_created || !ch->session_tpg)
-		violation("accept without a queue pair or session");
+	contract_check(ch, SRPT_CONTRACT_ACCEPT);
 	ch->rsp_len = len;
 	memcpy(ch->rsp, rsp, min(len, sizeof(ch->rsp)));
-	return ch->accept_err;
+	if (ch->accept_err)
+		return ch->accept_err;
+	contract_done(ch, SRPT_CONTRACT_ACCEPT);
+	return 0;
 }
 
 void srpt_os_cm_reject(struct srpt_os_channel *ch, const void *rej, size_t len)
 {
 	if (!record(ch, FAKE_CM_REJECT))
 		return;
+	contract_check(ch, SRPT_CONTRACT_REJECT);
+	contract_done(ch, SRPT_CONTRACT_REJECT);
 	ch->rej_len = len;
 	memcpy(ch->rej, rej, min(len, sizeof(ch->rej)));
 }
@@ -347,8 +366,7 @@ int srpt_os_channel_disconnect(struct srpt_os_channel *ch)
 {
 	if (!record(ch, FAKE_DISCONNECT))
 		return -EINVAL;
-	if (ch->cm_destroyed)
-		violation("disconnect after destroy_cm");
+	contract_check(ch, SRPT_CONTRACT_DISCONNECT);
 	return ch->disconnect_err;
 }
 
@@ -358,6 +376,7 @@ int srpt_os_channel_qp_error(struct srpt_os_channel *ch)
 
 	if (!record(ch, FAKE_QP_ERROR))
 		return -EINVAL;
+	contract_check(ch, SRPT_CONTRACT_QP_ERROR);
 	spin_lock_irqsave(&ch->lock, flags);
 	ch->qp_error = true;
 	spin_unlock_irqrestore(&ch->lock, flags);
@@ -368,6 +387,7 @@ int srpt_os_channel_post_zero_write(struct srpt_os_channel *ch)
 {
 	if (!record(ch, FAKE_ZERO_WRITE))
 		return -EINVAL;
+	contract_check(ch, SRPT_CONTRACT_ZERO_WRITE);
 	if (ch->zero_write_err)
 		return ch->zero_write_err;
 	return sq_push(ch, FAKE_WR_ZERO_WRITE, NULL);
@@ -377,8 +397,8 @@ void srpt_os_channel_close_session(struct srpt_os_channel *ch)
 {
 	if (!record(ch, FAKE_CLOSE_SESSION))
 		return;
-	if (ch->cm_destroyed || ch->qp_destroyed)
-		violation("close_session after destroy_cm or destroy_qp");
+	contract_check(ch, SRPT_CONTRACT_CLOSE_SESSION);
+	contract_done(ch, SRPT_CONTRACT_CLOSE_SESSION);
 	ch->session_tpg = NULL;
 }
 
@@ -386,9 +406,8 @@ void srpt_os_channel_destroy_cm(struct srpt_os_channel *ch)
 {
 	if (!record(ch, FAKE_DESTROY_CM))
 		return;
-	if (ch->cm_destroyed || ch->qp_destroyed || ch->session_tpg)
-		violation("destroy_cm twice, after destroy_qp or with a session");
-	ch->cm_destroyed = true;
+	contract_check(ch, SRPT_CONTRACT_DESTROY_CM);
+	contract_done(ch, SRPT_CONTRACT_DESTROY_CM);
 }
 
 /* ib_drain_qp(): everything outstanding completes before the QP goes. */
@@ -402,13 +421,10 @@ void srpt_os_channel_destroy_qp(struct srpt_os_channel *ch)
 
 	if (!record(ch, FAKE_DESTROY_QP))
 		return;
+	contract_check(ch, SRPT_CONTRACT_DESTROY_QP);
 	/* A failed login may have no QP; the shim checks. */
-	if (!ch->qp_created)
+	if (!ch->contract.qp)
 		return;
-	if (ch->qp_destroyed) {
-		violation("destroy_qp twice");
-		return;
-	}
 	cancel_work_sync(&ch->cq_work);
 	spin_lock_irqsave(&ch->lock, flags);
 	ch->qp_error = true;
@@ -428,24 +444,17 @@ void srpt_os_channel_destroy_qp(struct srpt_os_channel *ch)
 	} else {
 		ch->dev->srq_qps--;
 	}
-	spin_lock_irqsave(&ch->lock, flags);
-	ch->qp_destroyed = true;
-	spin_unlock_irqrestore(&ch->lock, flags);
+	contract_done(ch, SRPT_CONTRACT_DESTROY_QP);
 }
 
 void srpt_os_channel_free(struct srpt_os_channel *ch)
 {
-	unsigned long flags;
-
 	if (!record(ch, FAKE_FREE))
 		return;
-	if (!ch->cm_destroyed || (ch->qp_created && !ch->qp_destroyed) || ch->session_tpg)
-		violation("free before close_session, destroy_cm and destroy_qp");
+	contract_check(ch, SRPT_CONTRACT_FREE);
 	if (!list_empty(&ch->cmds))
 		violation("free with %u send contexts left", ch->cmds_allocated);
-	spin_lock_irqsave(&ch->lock, flags);
-	ch->freed = true;
-	spin_unlock_irqrestore(&ch->lock, flags);
+	contract_done(ch, SRPT_CONTRACT_FREE);
 }
 
 /* ---- Receive buffers and the SRQ ---- */
@@ -517,7 +526,8 @@ int srpt_os_recv_post(struct srpt_os_device *dev, struct srpt_os_channel *ch,
 			return -EINVAL;
 		if (ch->recv_post_err)
 			return ch->recv_post_err;
-		if (!ch->qp_created || ch->qp_destroyed || ch->qp.use_srq) {
+		contract_check(ch, SRPT_CONTRACT_RECV_POST);
+		if (!ch->contract.qp || ch->qp.use_srq) {
 			violation("posting a receive buffer on a channel without a receive queue");
 			return -EINVAL;
 		}
@@ -650,7 +660,7 @@ void srpt_os_cmd_free(struct srpt_os_cmd *cmd)
 	if (!cmd)
 		return;
 	ch = cmd->ch;
-	if (ch->freed || ch->gone)
+	if (fake_freed(ch) || ch->gone)
 		violation("cmd_free after the channel was freed");
 	spin_lock_irqsave(&ch->lock, flags);
 	list_del(&cmd->node);

@@ -20,20 +20,25 @@
  *    error, in the calling thread, before it returns.
  *
  * Misuse that the kernel would punish (a callout after the channel was
- * freed or its login rejected, teardown out of order, posting a receive
- * buffer twice, freeing a posted one) is a violation: it WARNs, which
+ * freed or its login rejected, a breach of the channel contract the host
+ * double enforces too (tests/doubles/channel_contract.h: teardown out of
+ * order, accept without a QP or session), posting a receive buffer
+ * twice, freeing a posted one) is a violation: it WARNs, which
  * fails scripts/kunit, and counts in fake_violations(), which the suites
  * check after every case.
  */
 #ifndef SRPT_KUNIT_FAKE_DATAPATH_H
 #define SRPT_KUNIT_FAKE_DATAPATH_H
 
+#include <linux/compiler.h>
 #include <linux/list.h>
 #include <linux/spinlock.h>
 #include <linux/types.h>
 #include <linux/workqueue.h>
 
 #include <srpt/abi.h>
+
+#include "../tests/doubles/channel_contract.h"
 
 #define FAKE_MAX_ACLS 4
 #define FAKE_MAX_TRIED 4
@@ -131,11 +136,9 @@ struct srpt_os_channel {
 	unsigned int n_log;
 	struct srpt_channel *core;	/* from create_qp */
 	struct srpt_qp_params qp;	/* of the last create_qp */
-	bool qp_created;
+	/* Where it stands in the contract both doubles enforce. */
+	struct srpt_contract contract;
 	bool qp_error;
-	bool qp_destroyed;
-	bool cm_destroyed;
-	bool freed;			/* srpt_os_channel_free() */
 	bool gone;			/* the login was rejected: the shim freed it */
 	bool auto_complete;
 	struct srpt_os_tpg *session_tpg;	/* while a session is open */
@@ -238,5 +241,16 @@ int fake_live_recvs(void);
 int fake_live_cmds(void);
 int fake_violations(void);
 void fake_reset_violations(void);
+
+/* The contract's state, for the suites. */
+static inline bool fake_qp_created(const struct srpt_os_channel *ch)
+{
+	return READ_ONCE(ch->contract.qp) || READ_ONCE(ch->contract.qp_destroyed);
+}
+
+static inline bool fake_freed(const struct srpt_os_channel *ch)
+{
+	return READ_ONCE(ch->contract.freed);
+}
 
 #endif /* SRPT_KUNIT_FAKE_DATAPATH_H */

@@ -203,8 +203,8 @@ static void expect_rejected(struct kunit *test, struct srpt_os_channel *ch,
 	KUNIT_EXPECT_EQ(test, ch->calls[FAKE_DESTROY_CM] + ch->calls[FAKE_FREE], 0U);
 	if (!had_qp)
 		KUNIT_EXPECT_EQ(test, ch->calls[FAKE_CREATE_QP], 0U);
-	else if (ch->qp_created)
-		KUNIT_EXPECT_TRUE(test, ch->qp_destroyed);
+	else if (fake_qp_created(ch))
+		KUNIT_EXPECT_TRUE(test, ch->contract.qp_destroyed);
 	KUNIT_EXPECT_EQ(test, fake_violations(), 0);
 }
 
@@ -301,7 +301,7 @@ static void login_rejects_when_no_queue_pair(struct kunit *test)
 	ch->create_qp_err = -ENOMEM;
 	tf_default_login(&l, SRPT_CM_RDMA, 1024);
 	expect_rejected(test, ch, &l, SRP_LOGIN_REJ_INSUFFICIENT_RESOURCES, true);
-	KUNIT_EXPECT_FALSE(test, ch->qp_created);
+	KUNIT_EXPECT_FALSE(test, fake_qp_created(ch));
 	/* 4096, 2048, ..., 16 */
 	KUNIT_EXPECT_EQ(test, ch->calls[FAKE_CREATE_QP], 9U);
 	KUNIT_EXPECT_EQ(test, ch->qp.max_rdma_ctxs, 8U);
@@ -370,7 +370,7 @@ static void login_again_terminates_other_channel(struct kunit *test)
 	TF_EXPECT_CALLS(test, ch1, mark, FAKE_DISCONNECT, FAKE_QP_ERROR, FAKE_ZERO_WRITE);
 	KUNIT_ASSERT_EQ(test, fake_channel_complete(ch1, FAKE_WR_ZERO_WRITE, false), 0);
 	flush_workqueue(srpt_wq);
-	KUNIT_EXPECT_TRUE(test, ch1->freed);
+	KUNIT_EXPECT_TRUE(test, fake_freed(ch1));
 	KUNIT_EXPECT_EQ(test, srpt_probe_live_channels(), 1);
 	tf_logout(test, ch2);
 }

@@ -204,7 +204,7 @@ void tf_logout(struct kunit *test, struct srpt_os_channel *ch)
 	fake_channel_auto_complete(ch);
 	flush_work(&ch->cq_work);
 	flush_workqueue(srpt_wq);
-	KUNIT_EXPECT_TRUE_MSG(test, ch->freed, "the channel was not released");
+	KUNIT_EXPECT_TRUE_MSG(test, fake_freed(ch), "the channel was not released");
 }
 
 static int tf_closer_fn(void *arg)
@@ -212,7 +212,7 @@ static int tf_closer_fn(void *arg)
 	struct tf_closer *c = arg;
 
 	srpt_core_close_session(c->core);
-	c->freed_at_return = READ_ONCE(c->ch->freed);
+	c->freed_at_return = fake_freed(c->ch);
 	/* Every wait, the case's and tf_exit()'s, sees it. */
 	complete_all(&c->done);
 	return 0;
@@ -317,7 +317,7 @@ void tf_exit(struct kunit *test)
 	for (i = 0; i < f->n_chans; i++) {
 		struct srpt_os_channel *ch = f->chans[i];
 
-		if (ch->qp_created && !ch->qp_destroyed && !ch->gone)
+		if (ch->contract.qp && !ch->gone)
 			fake_channel_auto_complete(ch);
 	}
 	/* configfs order: the TPG logs out its channels, the device the rest. */
@@ -341,8 +341,8 @@ void tf_exit(struct kunit *test)
 	for (i = 0; i < f->n_chans; i++) {
 		struct srpt_os_channel *ch = f->chans[i];
 
-		if (ch->qp_created && !ch->gone)
-			KUNIT_EXPECT_TRUE_MSG(test, ch->freed, "channel %u was not freed", i);
+		if (fake_qp_created(ch) && !ch->gone)
+			KUNIT_EXPECT_TRUE_MSG(test, fake_freed(ch), "channel %u was not freed", i);
 	}
 	for (i = 0; i < SRPT_PROBE_LIVE_KINDS; i++)
 		KUNIT_EXPECT_EQ_MSG(test, srpt_probe_live(i), 0, "the core leaked %s",

@@ -240,7 +240,7 @@ void settle(Run &r)
 			if (counted.insert({c, c->init_calls + c->submit_tmr_calls}).second)
 				steps += c->info.data_len / 16384 + 8;
 		bool progress = false;
-		if (!r.ch->qp_in_error && !r.ch->freed && core(r)->state() == srpt::ChState::kConnecting) {
+		if (!r.ch->qp_in_error && !r.ch->freed() && core(r)->state() == srpt::ChState::kConnecting) {
 			fake::cm_event(*r.ch, fake::Cm::kEstablished);
 			progress = true;
 		}
@@ -535,7 +535,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size
 		l.tmr = true;
 		r.lio[c] = l;
 	};
-	FUZZ_CHECK(fake::login(*t.dev, 1, ch, info) == 0 && ch.accepted, "the login failed");
+	FUZZ_CHECK(fake::login(*t.dev, 1, ch, info) == 0 && ch.accepted(), "the login failed");
 	const std::uint32_t credits = static_cast<std::uint32_t>(iu::get_be32(ch.accept_rsp, 4));
 	FUZZ_CHECK(credits == kDepth, "%u credits", credits);
 	const std::uint32_t slots = core(r)->io().sendq().free_slots();
@@ -547,7 +547,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size
 		FUZZ_CHECK(fake::complete_zero_write(ch, true), "no zero-length write after ESTABLISHED");
 	}
 
-	while (!in.empty() && !ch.freed) {
+	while (!in.empty() && !ch.freed()) {
 		operation(r, in);
 		{
 			const auto w = fake::warnings();
@@ -555,11 +555,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size
 			const auto v = fake::violations();
 			FUZZ_CHECK(v.empty(), "kernel rule broken: %s", v.empty() ? "" : v[0].c_str());
 		}
-		if (!ch.freed)
+		if (!ch.freed())
 			check_buffers(r);
 	}
 
-	if (!ch.freed) {
+	if (!ch.freed()) {
 		settle(r);
 		srpt::ChState st = core(r)->state();
 		if (!r.broken && st == srpt::ChState::kLive) {
@@ -585,13 +585,13 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size
 		fake::cm_event(ch, fake::Cm::kDisconnectRequest);
 		fake::run_work();
 		/* LIO still finishes what it holds while the session stops. */
-		for (int i = 0; i < 8 && !ch.freed; i++) {
+		for (int i = 0; i < 8 && !ch.freed(); i++) {
 			settle(r);
 			fake::run_work();
 		}
 	}
 	fake::run_work();
-	FUZZ_CHECK(ch.freed, "the channel was not released");
+	FUZZ_CHECK(ch.freed(), "the channel was not released");
 	FUZZ_CHECK(srpt::live_count(srpt::Live::kChannel) == 0, "a channel object leaked");
 	FUZZ_CHECK(fake::live_cmds() == 0 && fake::live_recvs() == 0, "%zu send contexts, %zu buffers leaked",
 		   fake::live_cmds(), fake::live_recvs());

@@ -84,7 +84,7 @@ srpt_os_channel &ChannelTest::login_ok(const iu::LoginReq &req, srpt_cm_kind cm,
 	srpt_os_channel &ch = new_channel();
 	const int ret = login(ch, priv(req, cm), cm, peer);
 	EXPECT_EQ(0, ret) << fake::log_text();
-	EXPECT_TRUE(ch.accepted) << "no login response";
+	EXPECT_TRUE(ch.accepted()) << "no login response";
 	EXPECT_EQ(0, ch.reject_calls) << iu::hex(ch.reject);
 	return ch;
 }
@@ -120,7 +120,7 @@ void ChannelTest::logout(srpt_os_channel &ch)
 {
 	fake::cm_event(ch, fake::Cm::kDisconnectRequest);
 	fake::run_work();
-	EXPECT_TRUE(ch.freed) << "the channel was not released";
+	EXPECT_TRUE(ch.freed()) << "the channel was not released";
 }
 
 srpt_os_recv *ChannelTest::send_iu(srpt_os_channel &ch, const iu::Bytes &b, fake::Device *srq)

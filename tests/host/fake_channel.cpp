@@ -25,9 +25,16 @@ srpt_os_channel *check_channel_locked(srpt_os_channel *ch, const char *fn)
 		violation_locked(strf("%s with an unknown channel %p", fn, static_cast<void *>(ch)));
 		return nullptr;
 	}
-	if (ch->freed)
+	if (ch->freed())
 		violation_locked(strf("%s on a channel after srpt_os_channel_free()", fn));
 	return ch;
+}
+
+/* A breach of the channel contract both doubles share is a violation. */
+void contract_check_locked(srpt_os_channel *ch, srpt_contract_call call, const char *fn)
+{
+	if (const char *why = srpt_contract_check(&ch->contract, call))
+		violation_locked(strf("%s: %s", fn, why));
 }
 
 srpt_os_recv *check_recv_locked(srpt_os_recv *r, const char *fn)
@@ -109,16 +116,14 @@ extern "C" int srpt_os_channel_create_qp(struct srpt_os_channel *os, struct srpt
 	os->qp_attempts.push_back(*p);
 	if (const int err = count_call_locked("srpt_os_channel_create_qp"))
 		return err;
-	if (os->qp_created && !os->qp_destroyed)
-		violation_locked("srpt_os_channel_create_qp twice");
+	contract_check_locked(os, SRPT_CONTRACT_CREATE_QP, "srpt_os_channel_create_qp");
 	if (!core)
 		violation_locked("srpt_os_channel_create_qp without the core's channel");
 	if (p->use_srq && os->dev && !os->dev->srq)
 		violation_locked("srpt_os_channel_create_qp with use_srq on a device without an SRQ");
 	os->core = core;
 	os->qp = *p;
-	os->qp_created = true;
-	os->qp_destroyed = false;
+	srpt_contract_done(&os->contract, SRPT_CONTRACT_CREATE_QP);
 	return 0;
 }
 
@@ -135,8 +140,7 @@ extern "C" int srpt_os_channel_open_session(struct srpt_os_channel *os, struct s
 		os->session_tries.push_back(initiator ? initiator : "(null)");
 		if (const int err = count_call_locked("srpt_os_channel_open_session"))
 			return err;
-		if (os->session_open)
-			violation_locked("srpt_os_channel_open_session twice");
+		contract_check_locked(os, SRPT_CONTRACT_OPEN_SESSION, "srpt_os_channel_open_session");
 		if (!tpg || !initiator)
 			violation_locked("srpt_os_channel_open_session without a TPG or initiator");
 		acl = os->acl;
@@ -146,7 +150,7 @@ extern "C" int srpt_os_channel_open_session(struct srpt_os_channel *os, struct s
 			return err;
 	}
 	std::lock_guard<std::mutex> g(g_mu);
-	os->session_open = true;
+	srpt_contract_done(&os->contract, SRPT_CONTRACT_OPEN_SESSION);
 	os->session_tpg = tpg;
 	os->session_initiator = initiator ? initiator : "";
 	return 0;
@@ -162,15 +166,10 @@ extern "C" int srpt_os_channel_accept(struct srpt_os_channel *os, const void *rs
 	os->accept_calls++;
 	if (const int err = count_call_locked("srpt_os_channel_accept"))
 		return err;
-	if (!os->qp_created || os->qp_destroyed)
-		violation_locked("srpt_os_channel_accept without a QP");
-	if (!os->session_open)
-		violation_locked("srpt_os_channel_accept without a LIO session");
-	if (os->accepted)
-		violation_locked("srpt_os_channel_accept twice");
+	contract_check_locked(os, SRPT_CONTRACT_ACCEPT, "srpt_os_channel_accept");
 	const auto *b = static_cast<const srpt_u8 *>(rsp);
 	os->accept_rsp.assign(b, b + len);
-	os->accepted = true;
+	srpt_contract_done(&os->contract, SRPT_CONTRACT_ACCEPT);
 	return 0;
 }
 
@@ -182,10 +181,8 @@ extern "C" void srpt_os_cm_reject(struct srpt_os_channel *os, const void *rej, s
 		return;
 	trace_locked(strf("cm_reject %zu", len));
 	count_call_locked("srpt_os_cm_reject");
-	if (os->cm_destroyed)
-		violation_locked("srpt_os_cm_reject after srpt_os_channel_destroy_cm");
-	if (os->reject_calls)
-		violation_locked("srpt_os_cm_reject twice");
+	contract_check_locked(os, SRPT_CONTRACT_REJECT, "srpt_os_cm_reject");
+	srpt_contract_done(&os->contract, SRPT_CONTRACT_REJECT);
 	os->reject_calls++;
 	const auto *b = static_cast<const srpt_u8 *>(rej);
 	os->reject.assign(b, b + len);
@@ -218,6 +215,7 @@ extern "C" int srpt_os_channel_disconnect(struct srpt_os_channel *os)
 		return -EINVAL;
 	trace_locked("channel_disconnect");
 	os->disconnect_calls++;
+	contract_check_locked(os, SRPT_CONTRACT_DISCONNECT, "srpt_os_channel_disconnect");
 	return count_call_locked("srpt_os_channel_disconnect");
 }
 
@@ -230,8 +228,7 @@ extern "C" int srpt_os_channel_qp_error(struct srpt_os_channel *os)
 	os->qp_error_calls++;
 	if (const int err = count_call_locked("srpt_os_channel_qp_error"))
 		return err;
-	if (!os->qp_created || os->qp_destroyed)
-		violation_locked("srpt_os_channel_qp_error without a QP");
+	contract_check_locked(os, SRPT_CONTRACT_QP_ERROR, "srpt_os_channel_qp_error");
 	os->qp_in_error = true;
 	return 0;
 }
@@ -245,8 +242,8 @@ extern "C" int srpt_os_channel_post_zero_write(struct srpt_os_channel *os)
 	os->zero_write_calls++;
 	if (const int err = count_call_locked("srpt_os_channel_post_zero_write"))
 		return err;
-	if (!os->qp_created || os->qp_destroyed) {
-		violation_locked("srpt_os_channel_post_zero_write without a QP");
+	if (!os->qp_live()) {
+		contract_check_locked(os, SRPT_CONTRACT_ZERO_WRITE, "srpt_os_channel_post_zero_write");
 		return -EINVAL;
 	}
 	os->zero_writes_pending++;
@@ -265,10 +262,9 @@ extern "C" void srpt_os_channel_close_session(struct srpt_os_channel *os)
 		return;
 	trace_locked("channel_close_session");
 	count_call_locked("srpt_os_channel_close_session");
-	if (os->cm_destroyed || os->qp_destroyed)
-		violation_locked("srpt_os_channel_close_session after the CM id or QP was destroyed");
+	contract_check_locked(os, SRPT_CONTRACT_CLOSE_SESSION, "srpt_os_channel_close_session");
 	os->session_closed = true;
-	os->session_open = false;
+	srpt_contract_done(&os->contract, SRPT_CONTRACT_CLOSE_SESSION);
 }
 
 extern "C" void srpt_os_channel_destroy_cm(struct srpt_os_channel *os)
@@ -284,13 +280,8 @@ extern "C" void srpt_os_channel_destroy_cm(struct srpt_os_channel *os)
 		violation_locked("srpt_os_channel_destroy_cm from its own CM handler: deadlock");
 	else
 		g_cv.wait(g, [os] { return !os->in_cm_handler; });
-	if (os->session_open)
-		violation_locked("srpt_os_channel_destroy_cm while the LIO session is open");
-	if (os->cm_destroyed)
-		violation_locked("srpt_os_channel_destroy_cm twice");
-	if (os->qp_destroyed)
-		violation_locked("srpt_os_channel_destroy_cm after the QP was destroyed");
-	os->cm_destroyed = true;
+	contract_check_locked(os, SRPT_CONTRACT_DESTROY_CM, "srpt_os_channel_destroy_cm");
+	srpt_contract_done(&os->contract, SRPT_CONTRACT_DESTROY_CM);
 }
 
 extern "C" void srpt_os_channel_destroy_qp(struct srpt_os_channel *os)
@@ -310,12 +301,8 @@ extern "C" void srpt_os_channel_destroy_qp(struct srpt_os_channel *os)
 	std::lock_guard<std::mutex> g(g_mu);
 	trace_locked("channel_destroy_qp");
 	count_call_locked("srpt_os_channel_destroy_qp");
-	if (os->qp_destroyed)
-		violation_locked("srpt_os_channel_destroy_qp twice");
-	if (os->session_open)
-		violation_locked("srpt_os_channel_destroy_qp while the LIO session is open");
-	if (os->qp_created)
-		os->qp_destroyed = true;
+	contract_check_locked(os, SRPT_CONTRACT_DESTROY_QP, "srpt_os_channel_destroy_qp");
+	srpt_contract_done(&os->contract, SRPT_CONTRACT_DESTROY_QP);
 	os->zero_writes_pending = 0;
 	unpost_locked(os, nullptr);
 }
@@ -328,16 +315,11 @@ extern "C" void srpt_os_channel_free(struct srpt_os_channel *os)
 		return;
 	trace_locked("channel_free");
 	count_call_locked("srpt_os_channel_free");
-	if (os->session_open)
-		violation_locked("srpt_os_channel_free with the LIO session open");
-	if (!os->cm_destroyed)
-		violation_locked("srpt_os_channel_free before srpt_os_channel_destroy_cm");
-	if (os->qp_created && !os->qp_destroyed)
-		violation_locked("srpt_os_channel_free before srpt_os_channel_destroy_qp");
+	contract_check_locked(os, SRPT_CONTRACT_FREE, "srpt_os_channel_free");
 	for (const srpt_os_cmd *c : S().cmds)
 		if (c->ch == os)
 			violation_locked("srpt_os_channel_free with a command still allocated");
-	os->freed = true;
+	srpt_contract_done(&os->contract, SRPT_CONTRACT_FREE);
 }
 
 /* ---- Receive buffers and the SRQ ---- */
@@ -402,8 +384,8 @@ extern "C" int srpt_os_recv_post(struct srpt_os_device *dev, struct srpt_os_chan
 	r->received_on = nullptr;
 	r->post_count++;
 	if (ch) {
-		if (!ch->qp_created || ch->qp_destroyed) {
-			violation_locked("srpt_os_recv_post on a channel without a QP");
+		if (!ch->qp_live()) {
+			contract_check_locked(ch, SRPT_CONTRACT_RECV_POST, "srpt_os_recv_post");
 			return -EINVAL;
 		}
 		r->posted_on = ch;
@@ -445,7 +427,7 @@ extern "C" void srpt_os_srq_destroy(struct srpt_os_device *dev)
 	if (!dev->srq)
 		violation_locked("srpt_os_srq_destroy on " + dev->name + ", which has none");
 	for (const srpt_os_channel *ch : S().channels)
-		if (ch->dev == dev && ch->qp_created && !ch->qp_destroyed && ch->qp.use_srq)
+		if (ch->dev == dev && ch->qp_live() && ch->qp.use_srq)
 			violation_locked("srpt_os_srq_destroy on " + dev->name +
 					 " while a QP uses the SRQ (ib_destroy_srq WARNs)");
 	dev->srq = false;
@@ -782,7 +764,7 @@ srpt_os_channel::srpt_os_channel()
 srpt_os_channel::~srpt_os_channel()
 {
 	std::lock_guard<std::mutex> g(g_mu);
-	if (core && !freed)
+	if (core && !freed())
 		violation_locked("fake channel destroyed while the core still owns it");
 	unpost_locked(this, nullptr);
 	S().channels.erase(this);
@@ -796,7 +778,7 @@ std::size_t flush_qp(srpt_os_channel &ch, bool everything)
 	srpt_channel *core;
 	{
 		std::lock_guard<std::mutex> g(g_mu);
-		if (!ch.core || !ch.qp_created || ch.qp_destroyed || ch.freed)
+		if (!ch.core || !ch.qp_live() || ch.freed())
 			return 0;
 		core = ch.core;
 	}
@@ -856,13 +838,13 @@ int login(Device &d, unsigned port, srpt_os_channel &ch, const srpt_login_info &
 		ch.in_cm_handler = false;
 		if (ret == 0 && out != ch.core)
 			violation_locked("srpt_core_login returned another channel than it gave the QP");
-		if (ret == 0 && !ch.reject_calls && !ch.accepted)
+		if (ret == 0 && !ch.reject_calls && !ch.accepted())
 			violation_locked("srpt_core_login took the channel without accepting or rejecting the login");
 		if (ret != 0 && !ch.reject_calls)
 			violation_locked("srpt_core_login failed without rejecting the login");
-		if (ret != 0 && (ch.accepted || ch.session_open))
+		if (ret != 0 && (ch.accepted() || ch.session_open()))
 			violation_locked("srpt_core_login failed but left the login accepted or its session open");
-		if (ret != 0 && ch.qp_created && !ch.qp_destroyed)
+		if (ret != 0 && ch.qp_live())
 			violation_locked("srpt_core_login failed but left the QP");
 		/* A rejected channel is the shim's, which frees it. */
 		if (ret != 0)
@@ -1032,7 +1014,7 @@ std::size_t live_channels()
 	std::lock_guard<std::mutex> g(g_mu);
 	std::size_t n = 0;
 	for (const srpt_os_channel *ch : S().channels)
-		if (ch->core && !ch->freed)
+		if (ch->core && !ch->freed())
 			n++;
 	return n;
 }

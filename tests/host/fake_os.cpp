@@ -1108,7 +1108,7 @@ std::size_t run_work()
 				for (const srpt_os_channel *ch : s.channels)
 					if (ch->qp_in_error &&
 					    (ch->zero_writes_pending > 0 || !ch->posted.empty()) &&
-					    ch->core && !ch->freed && !ch->qp_destroyed) {
+					    ch->core && !ch->freed() && !ch->qp_destroyed()) {
 						flush = const_cast<srpt_os_channel *>(ch);
 						break;
 					}

@@ -15,6 +15,8 @@
  *   - the core calls out only with devices that exist and have not been
  *     removed; it registers a MAD agent at most once per port; it
  *     starts and stops events in pairs;
+ *   - a channel's calls keep the channel contract KUnit's double
+ *     enforces too (tests/doubles/channel_contract.h);
  *   - every log line ends with a newline, at a known level;
  *   - every pointer freed was allocated.
  *
@@ -27,6 +29,8 @@
 #pragma once
 
 #include <srpt/abi.h>
+
+#include "../doubles/channel_contract.h"
 
 #include <cstddef>
 #include <cstdint>
@@ -114,9 +118,18 @@ struct srpt_os_channel {
 	srpt_channel *core = nullptr;		/* from srpt_os_channel_create_qp() */
 	srpt_qp_params qp{};
 	std::vector<srpt_qp_params> qp_attempts;	/* every create_qp call, failed ones too */
-	bool qp_created = false;
-	bool qp_destroyed = false;
-	bool session_open = false;
+	/*
+	 * Where the channel stands in the contract both doubles enforce
+	 * (tests/doubles/channel_contract.h); tests read it through the
+	 * accessors below.
+	 */
+	srpt_contract contract{};
+	bool qp_live() const { return contract.qp; }
+	bool qp_destroyed() const { return contract.qp_destroyed; }
+	bool session_open() const { return contract.session; }
+	bool accepted() const { return contract.accepted; }
+	bool cm_destroyed() const { return contract.cm_destroyed; }
+	bool freed() const { return contract.freed; }	/* the core let go */
 	srpt_os_tpg *session_tpg = nullptr;
 	std::string session_initiator;
 	bool session_closed = false;
@@ -129,8 +142,6 @@ struct srpt_os_channel {
 	int disconnect_calls = 0;
 	int qp_error_calls = 0;
 	int zero_write_calls = 0;
-	bool cm_destroyed = false;
-	bool freed = false;			/* srpt_os_channel_free(): the core let go */
 	std::vector<srpt_os_recv *> posted;	/* receive queue, oldest first */
 
 	/*
@@ -141,7 +152,6 @@ struct srpt_os_channel {
 	 */
 	std::function<int(srpt_os_tpg *tpg, const std::string &initiator)> acl;
 	std::vector<std::string> session_tries;	/* every name tried, in order */
-	bool accepted = false;			/* srpt_os_channel_accept() succeeded */
 	bool qp_in_error = false;		/* srpt_os_channel_qp_error() succeeded */
 	/* Zero-length writes posted and not completed yet (see fake::complete_zero_write). */
 	int zero_writes_pending = 0;

@@ -47,12 +47,12 @@ void expect_nothing_left(const srpt_os_channel &ch, long allocs_before)
 	EXPECT_EQ(allocs_before, fake::live_allocs());
 	EXPECT_EQ(0u, fake::live_recvs());
 	EXPECT_EQ(0u, fake::live_cmds());
-	EXPECT_FALSE(ch.accepted);
-	EXPECT_FALSE(ch.session_open);
-	EXPECT_TRUE(!ch.qp_created || ch.qp_destroyed) << "the QP was left";
+	EXPECT_FALSE(ch.accepted());
+	EXPECT_FALSE(ch.session_open());
+	EXPECT_TRUE(!ch.qp_live()) << "the QP was left";
 	EXPECT_TRUE(ch.posted.empty());
-	EXPECT_FALSE(ch.cm_destroyed) << "the CM id is the shim's on a failed login";
-	EXPECT_FALSE(ch.freed) << "the shim frees a rejected channel";
+	EXPECT_FALSE(ch.cm_destroyed()) << "the CM id is the shim's on a failed login";
+	EXPECT_FALSE(ch.freed()) << "the shim frees a rejected channel";
 }
 
 } // namespace
@@ -93,7 +93,7 @@ TEST_F(Login, RdmaCmLoginResponseQpAndBuffers)
 	for (const srpt_os_cmd *c : fake::cmds_of(ch))
 		EXPECT_EQ(256u, c->rsp_size);
 
-	EXPECT_TRUE(ch.session_open);
+	EXPECT_TRUE(ch.session_open());
 	EXPECT_EQ(&os_tpg_a_, ch.session_tpg);
 	EXPECT_EQ(kPeer, ch.session_initiator) << "a GUID-named target port: the transport's name";
 	EXPECT_EQ(std::vector<std::string>{kPeer}, ch.session_tries);
@@ -122,7 +122,7 @@ TEST_F(Login, IbCmLoginOnAGidNamedTargetPort)
 	iu::LoginReq req = login_req();
 	req.it_iu_len = 200;
 	ASSERT_EQ(0, login(ch, priv(req, SRPT_CM_IB), SRPT_CM_IB, kIbPeer, 1, 0x8001));
-	ASSERT_TRUE(ch.accepted);
+	ASSERT_TRUE(ch.accepted());
 	EXPECT_EQ(200u, iu::get_be32(ch.accept_rsp, 20)) << "max_ti_iu_len: the initiator's 200";
 	EXPECT_EQ(8276u, iu::get_be32(ch.accept_rsp, 16));
 	EXPECT_EQ(kIPortName, ch.session_initiator) << "a GID-named target port: 0x + the port id";
@@ -215,7 +215,7 @@ TEST_P(UseSrqSwitchedDuringLogin, TheLoginIsRejectedAndTheSrqOutlivesItsQp)
 	EXPECT_NE(0, login(ch, priv(login_req(), SRPT_CM_RDMA)));
 	EXPECT_EQ(at, unlocks);
 	EXPECT_EQ(1, ch.reject_calls);
-	EXPECT_FALSE(ch.accepted);
+	EXPECT_FALSE(ch.accepted());
 	EXPECT_EQ(1, fake::log_count("use_srq was switched")) << fake::log_text();
 	EXPECT_FALSE(dev_->srq) << "the last user of the SRQ is gone";
 	/* The next login gets a receive ring of its own. */
@@ -248,7 +248,7 @@ TEST_F(Login, RaceUseSrqFlipsWhileLoginsRun)
 	int accepted = 0;
 	for (int i = 0; i < 200; i++) {
 		srpt_os_channel &ch = new_channel();
-		if (login(ch, priv(login_req(), SRPT_CM_RDMA)) == 0 && ch.accepted)
+		if (login(ch, priv(login_req(), SRPT_CM_RDMA)) == 0 && ch.accepted())
 			accepted++;
 	}
 	stop = true;
@@ -283,14 +283,14 @@ TEST_P(TportRemovedDuringLogin, TheLoginNeverTouchesItAfterwards)
 	int unlocks = 0;
 	fake::set_mutex_unlock_hook([&] {
 		/* Inside the login's channel-mutex section, before the session opens. */
-		if (fake::mutexes_held() != 1 || !ch.core || ch.session_open || ++unlocks < at)
+		if (fake::mutexes_held() != 1 || !ch.core || ch.session_open() || ++unlocks < at)
 			return true;
 		srpt_core_tport_destroy(guid);
 		return false;
 	});
 	EXPECT_EQ(0, login(ch, priv(login_req(), SRPT_CM_RDMA)));
 	EXPECT_EQ(at, unlocks);
-	EXPECT_TRUE(ch.accepted);
+	EXPECT_TRUE(ch.accepted());
 	EXPECT_EQ(1, fake::log_count("removed target port " + fake::guid_name(*dev_, 1)));
 	establish(ch);
 	logout(ch);
@@ -438,7 +438,7 @@ TEST_F(Login, AclNamesTriedInOrder)
 		return n == "0123456789abcdeffedcba9876543210" ? 0 : -EACCES;
 	};
 	EXPECT_EQ(0, login(c, priv(login_req(), SRPT_CM_RDMA)));
-	EXPECT_TRUE(c.accepted);
+	EXPECT_TRUE(c.accepted());
 	EXPECT_EQ("0123456789abcdeffedcba9876543210", c.session_initiator);
 	EXPECT_EQ(&os_tpg_b_, c.session_tpg);
 	EXPECT_EQ(1, fake::log_count("192.168.122.7 logged in to " + fake::gid_name(*dev_, 1)))
@@ -467,7 +467,7 @@ TEST_F(Login, ARejectAfterTheQueuePairExistedLogsOnlyTheReject)
 	srpt_os_channel &ch = new_channel();
 	ch.acl = [](srpt_os_tpg *, const std::string &) { return -EACCES; };
 	EXPECT_EQ(-EACCES, login(ch, priv(login_req(), SRPT_CM_RDMA)));
-	EXPECT_TRUE(ch.qp_destroyed);
+	EXPECT_TRUE(ch.qp_destroyed());
 	EXPECT_EQ(0u, fake::pending_work());
 	for (const fake::LogLine &l : fake::logs())
 		EXPECT_NE(SRPT_LOG_ERR, l.level) << l.text;
@@ -541,7 +541,7 @@ TEST_F(Login, EveryAllocationFailureRejectsAndLeavesNothing)
 		fake::fail_alloc(0);
 		if (fake::failed_allocs() == failed) {
 			ASSERT_EQ(0, ret);
-			ASSERT_TRUE(ch.accepted);
+			ASSERT_TRUE(ch.accepted());
 			logout(ch);
 			break;
 		}
@@ -590,14 +590,14 @@ TEST_F(Login, AFailedLoginResponseClosesTheChannel)
 	fake::take_trace();
 	iu::LoginReq req = login_req();
 	EXPECT_EQ(0, login(ch, priv(req, SRPT_CM_RDMA))) << "the core owns the channel now";
-	EXPECT_FALSE(ch.accepted);
+	EXPECT_FALSE(ch.accepted());
 	const Rej r = rej_of(ch);
 	EXPECT_EQ(0x00010001u, r.reason);
 	EXPECT_EQ(req.tag, r.tag);
 	EXPECT_EQ(ChState::kDraining, state(ch));
 	EXPECT_EQ(1, fake::log_count("sending the login response failed")) << fake::log_text();
 	fake::run_work();
-	EXPECT_TRUE(ch.freed);
+	EXPECT_TRUE(ch.freed());
 	EXPECT_EQ((std::vector<std::string>{"channel_close_session", "channel_destroy_cm",
 					    "channel_destroy_qp", "channel_free"}),
 		  trace_of({"channel_close", "channel_destroy", "channel_free"}));
@@ -641,7 +641,7 @@ TEST_F(Login, SingleLoginOfTheSameNexusTerminatesTheOld)
 	/* The old channel's DREP comes: it goes. */
 	fake::cm_event(first, fake::Cm::kTimewaitExit);
 	fake::run_work();
-	EXPECT_TRUE(first.freed);
+	EXPECT_TRUE(first.freed());
 	EXPECT_EQ(3u, port_of(*dev_, 1)->logins().channel_count());
 }
 
@@ -674,7 +674,7 @@ TEST_F(Login, RaceAReloginBetweenTheTwoCriticalSections)
 	int second_ret = 1;
 	bool fired = false;
 	fake::set_mutex_unlock_hook([&] {
-		if (fired || !first.session_open || first.accept_calls || fake::mutexes_held())
+		if (fired || !first.session_open() || first.accept_calls || fake::mutexes_held())
 			return true;
 		fired = true;
 		second_ret = login(second, priv(login_req(), SRPT_CM_IB), SRPT_CM_IB, kIbPeer);
@@ -683,12 +683,12 @@ TEST_F(Login, RaceAReloginBetweenTheTwoCriticalSections)
 	EXPECT_EQ(0, login(first, priv(login_req(), SRPT_CM_RDMA)));
 	ASSERT_TRUE(fired);
 	EXPECT_EQ(0, second_ret);
-	EXPECT_TRUE(second.accepted);
+	EXPECT_TRUE(second.accepted());
 	EXPECT_EQ(0x01, second.accept_rsp.at(26));
-	EXPECT_FALSE(first.accepted) << "a channel that is being closed was accepted";
+	EXPECT_FALSE(first.accepted()) << "a channel that is being closed was accepted";
 	EXPECT_EQ(0x00010001u, rej_of(first).reason);
 	fake::run_work();
-	EXPECT_TRUE(first.freed);
+	EXPECT_TRUE(first.freed());
 	EXPECT_EQ(1, srpt::live_count(srpt::Live::kChannel));
 	EXPECT_EQ(1u, port_of(*dev_, 1)->logins().channel_count());
 }
@@ -712,7 +712,7 @@ TEST_F(Login, RaceTheTpgIsDisabledOnAnotherThreadDuringTheLogin)
 	fake::set_mutex_unlock_hook([&] {
 		if (std::this_thread::get_id() != me)
 			return true;
-		if (fired || !ch.session_open || ch.accept_calls || fake::mutexes_held())
+		if (fired || !ch.session_open() || ch.accept_calls || fake::mutexes_held())
 			return true;
 		fired = true;
 		disabler = std::thread([&] { disable_ret = srpt_core_tpg_enable(tpg_, 0); });
@@ -728,9 +728,9 @@ TEST_F(Login, RaceTheTpgIsDisabledOnAnotherThreadDuringTheLogin)
 	ASSERT_TRUE(fired);
 	disabler.join();
 	EXPECT_EQ(0, disable_ret);
-	EXPECT_FALSE(ch.accepted) << "a channel that was being logged out was accepted";
+	EXPECT_FALSE(ch.accepted()) << "a channel that was being logged out was accepted";
 	EXPECT_EQ(0x00010001u, rej_of(ch).reason);
-	EXPECT_TRUE(ch.freed);
+	EXPECT_TRUE(ch.freed());
 	EXPECT_EQ(0, srpt::live_count(srpt::Live::kChannel));
 	EXPECT_EQ(0u, fake::live_recvs());
 	EXPECT_EQ(0u, fake::live_cmds());
@@ -778,11 +778,11 @@ TEST_F(ChannelStates, ReleaseOrderAndNothingLeft)
 	EXPECT_EQ(1, ch.disconnect_calls) << "the DREP";
 	EXPECT_EQ(1, ch.qp_error_calls);
 	EXPECT_EQ(ChState::kDraining, state(ch));
-	EXPECT_FALSE(ch.freed);
+	EXPECT_FALSE(ch.freed());
 	EXPECT_EQ(1, ch.zero_writes_pending) << "the drain write";
 	EXPECT_EQ(0u, fake::pending_work());
 	fake::run_work();
-	EXPECT_TRUE(ch.freed);
+	EXPECT_TRUE(ch.freed());
 	EXPECT_EQ((std::vector<std::string>{"channel_disconnect", "channel_qp_error",
 					    "channel_post_zero_write", "channel_close_session",
 					    "channel_destroy_cm", "channel_destroy_qp", "channel_free"}),
@@ -834,7 +834,7 @@ TEST_F(ChannelStates, CmEventsThatClose)
 				  fake::log_count("connection failed (CM event " + std::to_string(c.ev) + ")"))
 				<< fake::log_text();
 			fake::run_work();
-			EXPECT_TRUE(ch.freed);
+			EXPECT_TRUE(ch.freed());
 		}
 	}
 	/* Another event changes nothing: MRA, address and route errors, codes unknown yet. */
@@ -891,7 +891,7 @@ TEST_F(ChannelStates, LateEstablishedDoesNotReviveAClosingChannel)
 		EXPECT_EQ(zw, ch.zero_write_calls) << "no zero-length write for a closing channel";
 		EXPECT_EQ(ready, ch.ready_calls) << "the QP of a closing channel is not moved to RTS";
 		fake::run_work();
-		EXPECT_TRUE(ch.freed);
+		EXPECT_TRUE(ch.freed());
 	}
 }
 
@@ -905,7 +905,7 @@ TEST_F(ChannelStates, ZeroLengthWriteFailures)
 	EXPECT_EQ(ChState::kDisconnected, state(a));
 	EXPECT_EQ(1u, fake::pending_work());
 	fake::run_work();
-	EXPECT_TRUE(a.freed);
+	EXPECT_TRUE(a.freed());
 
 	iu::LoginReq req = login_req();
 	req.i_port_id = iu::port_id(1, 2);
@@ -916,7 +916,7 @@ TEST_F(ChannelStates, ZeroLengthWriteFailures)
 	ASSERT_TRUE(fake::complete_zero_write(b, false));
 	EXPECT_EQ(ChState::kDisconnected, state(b));
 	fake::run_work();
-	EXPECT_TRUE(b.freed);
+	EXPECT_TRUE(b.freed());
 	EXPECT_EQ(0, b.disconnect_calls);
 
 	/* Posting the drain write fails: released at once. */
@@ -927,7 +927,7 @@ TEST_F(ChannelStates, ZeroLengthWriteFailures)
 	EXPECT_EQ(ChState::kDisconnected, state(c));
 	EXPECT_EQ(1, fake::log_count("posting the drain write failed (-5)")) << fake::log_text();
 	fake::run_work();
-	EXPECT_TRUE(c.freed);
+	EXPECT_TRUE(c.freed());
 
 	/* Posting the kick after ESTABLISHED fails: the channel closes. */
 	req.i_port_id = iu::port_id(5, 6);
@@ -936,7 +936,7 @@ TEST_F(ChannelStates, ZeroLengthWriteFailures)
 	fake::cm_event(d, fake::Cm::kEstablished);
 	EXPECT_EQ(ChState::kDraining, state(d));
 	fake::run_work();
-	EXPECT_TRUE(d.freed);
+	EXPECT_TRUE(d.freed());
 
 	/* Moving the QP to RTS fails: the channel closes. */
 	req.i_port_id = iu::port_id(7, 8);
@@ -946,7 +946,7 @@ TEST_F(ChannelStates, ZeroLengthWriteFailures)
 	EXPECT_EQ(ChState::kDraining, state(e));
 	EXPECT_EQ(1, fake::log_count("making the queue pair ready to send failed (-22)")) << fake::log_text();
 	fake::run_work();
-	EXPECT_TRUE(e.freed);
+	EXPECT_TRUE(e.freed());
 }
 
 TEST_F(ChannelStates, QpEvents)
@@ -980,7 +980,7 @@ TEST_F(ChannelStates, QpEvents)
 					     SRPT_LOG_ERR));
 		fake::run_work();
 		EXPECT_EQ(1, c.disconnect_calls);
-		EXPECT_TRUE(c.freed);
+		EXPECT_TRUE(c.freed());
 	}
 	EXPECT_EQ(ChState::kLive, state(ch));
 }
@@ -994,7 +994,7 @@ TEST_F(ChannelStates, ReceiveFailures)
 	EXPECT_EQ(1u, fake::pending_work());
 	fake::run_work();
 	EXPECT_EQ(1, ch.disconnect_calls);
-	EXPECT_TRUE(ch.freed);
+	EXPECT_TRUE(ch.freed());
 
 	/* Flushed receives of a draining channel are expected. */
 	srpt_os_channel &b = live_channel(login_req());
@@ -1003,7 +1003,7 @@ TEST_F(ChannelStates, ReceiveFailures)
 	ASSERT_NE(nullptr, fake::receive(b, nullptr, 0, false));
 	EXPECT_EQ(0, fake::log_count("receive failed"));
 	fake::run_work();
-	EXPECT_TRUE(b.freed);
+	EXPECT_TRUE(b.freed());
 	EXPECT_EQ(1, b.disconnect_calls);
 }
 
@@ -1024,7 +1024,7 @@ TEST_F(ChannelStates, ASharedReceiveBufferThatFailsGoesBackToTheSrq)
 		ASSERT_NE(nullptr, fake::receive(ch, nullptr, 0, false, dev_));
 		EXPECT_EQ(64u, fake::srq_posted(*dev_)) << "connection " << i;
 		fake::run_work();
-		ASSERT_TRUE(ch.freed);
+		ASSERT_TRUE(ch.freed());
 	}
 	/* A legitimate initiator is served. */
 	srpt_os_channel &ok = live_channel(login_req());
@@ -1041,7 +1041,7 @@ TEST_F(ChannelStates, CloseSessionWaitsUntilReleased)
 	setup_target();
 	srpt_os_channel &ch = live_channel(login_req());
 	srpt_core_close_session(ch.core);
-	EXPECT_TRUE(ch.freed) << "returned before the release";
+	EXPECT_TRUE(ch.freed()) << "returned before the release";
 	EXPECT_EQ(1, ch.disconnect_calls);
 	EXPECT_EQ(0, srpt::live_count(srpt::Live::kChannel));
 	EXPECT_EQ(1, fake::log_count("mlx5_0 port 1: logging out 192.168.122.7: its ACL or session was removed"))
@@ -1059,7 +1059,7 @@ TEST_F(ChannelStates, CloseSessionWaitsUntilReleased)
 	});
 	srpt_core_close_session(b.core);
 	flusher.join();
-	EXPECT_TRUE(b.freed);
+	EXPECT_TRUE(b.freed());
 	EXPECT_LE(1, fake::log_count("still waiting for 192.168.122.7 to be released (draining)"))
 		<< fake::log_text();
 }
@@ -1085,8 +1085,8 @@ TEST_F(ChannelStates, TpgDisableLogsOutItsChannelsOnly)
 
 	ASSERT_EQ(0, srpt_core_tpg_enable(tpg_, 0));
 	for (srpt_os_channel *ch : on_a)
-		EXPECT_TRUE(ch->freed);
-	EXPECT_FALSE(on_b.freed);
+		EXPECT_TRUE(ch->freed());
+	EXPECT_FALSE(on_b.freed());
 	EXPECT_EQ(ChState::kLive, state(on_b));
 	EXPECT_EQ(1u, port_of(*dev_, 1)->logins().channel_count());
 	EXPECT_EQ(3, fake::log_count("its TPG was disabled")) << fake::log_text();
@@ -1111,7 +1111,7 @@ TEST_F(ChannelStates, DeviceRemovalLogsEveryoneOut)
 	ASSERT_NE(nullptr, c);
 	remove_device(*dev_);
 	for (srpt_os_channel *ch : chs)
-		EXPECT_TRUE(ch->freed);
+		EXPECT_TRUE(ch->freed());
 	EXPECT_EQ(0, srpt::live_count(srpt::Live::kChannel));
 	EXPECT_EQ(0u, fake::live_recvs());
 	EXPECT_EQ(0u, fake::live_cmds());
@@ -1160,8 +1160,8 @@ TEST_F(ChannelStates, RaceDeviceRemovedWhileAChannelIsReleased)
 	EXPECT_FALSE(removal_finished_first)
 		<< "the device was removed under a channel that was still being released";
 	EXPECT_TRUE(removed);
-	EXPECT_TRUE(ch.freed);
-	EXPECT_TRUE(ch.qp_destroyed);
+	EXPECT_TRUE(ch.freed());
+	EXPECT_TRUE(ch.qp_destroyed());
 	EXPECT_FALSE(dev_->srq) << "destroyed by the removal, after the release";
 	EXPECT_EQ(0, srpt::live_count(srpt::Live::kChannel));
 	EXPECT_EQ(0u, fake::live_recvs());
@@ -1194,7 +1194,7 @@ TEST_F(ChannelStates, EventsAfterTheReleaseIsScheduledAreHarmless)
 	EXPECT_EQ(ready, ch.ready_calls);
 	EXPECT_EQ(ChState::kDisconnected, state(ch));
 	fake::run_work();
-	EXPECT_TRUE(ch.freed);
+	EXPECT_TRUE(ch.freed());
 	EXPECT_EQ(disc, ch.disconnect_calls) << "the logout work found the channel released";
 	EXPECT_EQ(0u, fake::pending_work());
 }
@@ -1212,5 +1212,5 @@ TEST_F(ChannelStates, SrpILogoutDisconnects)
 	EXPECT_EQ(1, fake::log_count("mlx5_0 port 1: 192.168.122.7 sent SRP_I_LOGOUT")) << fake::log_text();
 	fake::run_work();
 	EXPECT_EQ(1, ch.disconnect_calls);
-	EXPECT_TRUE(ch.freed);
+	EXPECT_TRUE(ch.freed());
 }

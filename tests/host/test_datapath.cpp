@@ -894,7 +894,7 @@ TEST_F(Datapath, AClosingChannelEndsWhatWaitsForTheSendQueue)
 	srpt_core_release_cmd(s->core);
 	srpt_core_release_cmd(w->core);
 	fake::run_work();
-	EXPECT_TRUE(ch_->freed);
+	EXPECT_TRUE(ch_->freed());
 	EXPECT_EQ(0, fake::log_count("sending failed")) << "a closing channel logs no send errors";
 }
 

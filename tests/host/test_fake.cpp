@@ -362,3 +362,51 @@ TEST_F(Fake, GenericCallFailureInjection)
 	srpt_os_recv_free(r);
 	EXPECT_EQ(0u, fake::live_recvs());
 }
+
+TEST_F(Fake, TheChannelContractAllowsTheDocumentedOrderOnly)
+{
+	/* The shared rules themselves: a login and its release, in order. */
+	srpt_contract c{};
+	for (srpt_contract_call call :
+	     {SRPT_CONTRACT_CREATE_QP, SRPT_CONTRACT_RECV_POST, SRPT_CONTRACT_OPEN_SESSION,
+	      SRPT_CONTRACT_ACCEPT, SRPT_CONTRACT_ZERO_WRITE, SRPT_CONTRACT_QP_ERROR,
+	      SRPT_CONTRACT_CLOSE_SESSION, SRPT_CONTRACT_DESTROY_CM, SRPT_CONTRACT_DESTROY_QP,
+	      SRPT_CONTRACT_FREE}) {
+		EXPECT_EQ(nullptr, srpt_contract_check(&c, call)) << call;
+		srpt_contract_done(&c, call);
+	}
+	EXPECT_STREQ("a call after srpt_os_channel_free()",
+		     srpt_contract_check(&c, SRPT_CONTRACT_DESTROY_QP));
+
+	/* A login refused before its QP existed: a reject, and no QP to destroy. */
+	srpt_contract refused{};
+	EXPECT_EQ(nullptr, srpt_contract_check(&refused, SRPT_CONTRACT_REJECT));
+	srpt_contract_done(&refused, SRPT_CONTRACT_REJECT);
+	EXPECT_STREQ("cm_reject twice", srpt_contract_check(&refused, SRPT_CONTRACT_REJECT));
+	EXPECT_EQ(nullptr, srpt_contract_check(&refused, SRPT_CONTRACT_DESTROY_QP));
+	srpt_contract_done(&refused, SRPT_CONTRACT_DESTROY_QP);
+	EXPECT_FALSE(refused.qp_destroyed) << "there was no QP";
+}
+
+TEST_F(Fake, ChannelContractBreachesAreCaught)
+{
+	srpt_os_channel ch;
+	auto *core = reinterpret_cast<srpt_channel *>(&ch);
+
+	EXPECT_EQ(0, srpt_os_channel_accept(&ch, "", 0));
+	EXPECT_TRUE(has_violation(fake::take_violations(), "srpt_os_channel_accept: accept without a QP"));
+	srpt_qp_params p{};
+	p.max_send_wr = 8;
+	ASSERT_EQ(0, srpt_os_channel_create_qp(&ch, core, &p));
+	srpt_os_tpg *tpg = reinterpret_cast<srpt_os_tpg *>(&p);
+	ASSERT_EQ(0, srpt_os_channel_open_session(&ch, tpg, "initiator"));
+	srpt_os_channel_destroy_cm(&ch);
+	EXPECT_TRUE(has_violation(fake::take_violations(), "destroy_cm while the LIO session is open"));
+	srpt_os_channel_close_session(&ch);
+	EXPECT_TRUE(has_violation(fake::take_violations(),
+				  "close_session after the CM id or the QP was destroyed"));
+	srpt_os_channel_free(&ch);
+	EXPECT_TRUE(has_violation(fake::take_violations(), "srpt_os_channel_free: free before destroy_qp"));
+	(void)srpt_os_channel_ready(&ch);
+	EXPECT_TRUE(has_violation(fake::take_violations(), "after srpt_os_channel_free()"));
+}
