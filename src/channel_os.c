@@ -10,6 +10,7 @@
 #include <linux/slab.h>
 #include <target/target_core_fabric.h>
 
+#include "compat.h"
 #include "shim.h"
 
 int srpt_channel_login(struct ib_device *ib, u32 port_num,
@@ -174,7 +175,7 @@ void srpt_os_channel_close_session(struct srpt_os_channel *ch)
 {
 	if (!ch->sess)
 		return;
-	target_stop_session(ch->sess);
+	srpt_target_stop_session(ch->sess);
 	target_wait_for_sess_cmds(ch->sess);
 	target_remove_session(ch->sess);
 	ch->sess = NULL;

@@ -11,6 +11,7 @@
 #include <rdma/ib_cache.h>
 #include <rdma/ib_cm.h>
 
+#include "compat.h"
 #include "shim.h"
 
 /* srpt_ib_cm_req_recv: hand the login to the core. */
@@ -55,7 +56,7 @@ int srpt_os_ib_cm_listen(struct srpt_os_device *sdev, u64 service_id)
 	id = ib_create_cm_id(sdev->ib, srpt_ib_cm_handler, sdev);
 	if (IS_ERR(id))
 		return PTR_ERR(id);
-	ret = ib_cm_listen(id, cpu_to_be64(service_id));
+	ret = srpt_ib_cm_listen(id, cpu_to_be64(service_id));
 	if (ret) {
 		ib_destroy_cm_id(id);
 		return ret;

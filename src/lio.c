@@ -139,7 +139,43 @@ static ssize_t srpt_tpg_statistics_show(struct config_item *item, char *page)
 
 CONFIGFS_ATTR_RO(srpt_tpg_, statistics);
 
+static int srpt_enable_tpg(struct se_portal_group *se_tpg, bool enable)
+{
+	return srpt_core_tpg_enable(srpt_tpg(se_tpg)->core, enable);
+}
+
+#ifndef SRPT_HAVE_FABRIC_ENABLE_TPG
+/* Before 5.16 each fabric gave its TPGs "enable"; as LIO's own does since. */
+static ssize_t srpt_tpg_enable_show(struct config_item *item, char *page)
+{
+	return sysfs_emit(page, "%d\n", srpt_tpg(to_tpg(item))->enabled);
+}
+
+static ssize_t srpt_tpg_enable_store(struct config_item *item, const char *page, size_t count)
+{
+	struct srpt_os_tpg *tpg = srpt_tpg(to_tpg(item));
+	bool enable;
+	int ret;
+
+	ret = kstrtobool(page, &enable);
+	if (ret)
+		return ret;
+	if (tpg->enabled == enable)
+		return count;
+	ret = srpt_enable_tpg(&tpg->se_tpg, enable);
+	if (ret)
+		return ret;
+	tpg->enabled = enable;
+	return count;
+}
+
+CONFIGFS_ATTR(srpt_tpg_, enable);
+#endif
+
 static struct configfs_attribute *srpt_tpg_attrs[] = {
+#ifndef SRPT_HAVE_FABRIC_ENABLE_TPG
+	&srpt_tpg_attr_enable,
+#endif
 	&srpt_tpg_attr_statistics,
 	NULL,
 };
@@ -159,11 +195,6 @@ static struct configfs_attribute *srpt_nacl_attrs[] = {
 	&srpt_nacl_attr_statistics,
 	NULL,
 };
-
-static int srpt_enable_tpg(struct se_portal_group *se_tpg, bool enable)
-{
-	return srpt_core_tpg_enable(srpt_tpg(se_tpg)->core, enable);
-}
 
 /* srpt_make_tpg: mkdir .../srpt/$port/$tpg */
 static struct se_portal_group *srpt_make_tpg(struct se_wwn *wwn,
@@ -252,7 +283,9 @@ static const struct target_core_fabric_ops srpt_template = {
 	.fabric_make_wwn		= srpt_make_tport,
 	.fabric_drop_wwn		= srpt_drop_tport,
 	.fabric_make_tpg		= srpt_make_tpg,
+#ifdef SRPT_HAVE_FABRIC_ENABLE_TPG
 	.fabric_enable_tpg		= srpt_enable_tpg,
+#endif
 	.fabric_drop_tpg		= srpt_drop_tpg,
 	.fabric_init_nodeacl		= srpt_init_nodeacl,
 	.tfc_discovery_attrs		= srpt_da_attrs,

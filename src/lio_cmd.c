@@ -135,10 +135,9 @@ int srpt_os_cmd_init(struct srpt_os_cmd *cmd, const struct srpt_cmd_info *info)
 	memset(&cmd->se_cmd, 0, sizeof(cmd->se_cmd));
 	memset(cmd->sense, 0, sizeof(cmd->sense));
 	cmd->se_cmd.tag = info->tag;
-	return target_init_cmd(&cmd->se_cmd, cmd->ch->sess, cmd->sense,
-			       info->lun, info->data_len,
-			       info->task_attr,
-			       srpt_dma_dir(info->dir), TARGET_SCF_ACK_KREF);
+	return srpt_target_init_cmd(&cmd->se_cmd, cmd->ch->sess, cmd->sense,
+				    info->lun, info->data_len, info->task_attr,
+				    srpt_dma_dir(info->dir), TARGET_SCF_ACK_KREF);
 }
 
 void srpt_os_cmd_map_imm(struct srpt_os_cmd *cmd, void *data, u32 len)
@@ -280,8 +279,7 @@ void srpt_os_cmd_release_data(struct srpt_os_cmd *cmd)
 void srpt_os_cmd_submit(struct srpt_os_cmd *cmd, const u8 *cdb)
 {
 	/* On failure LIO has answered through queue_status already. */
-	if (target_submit_prep(&cmd->se_cmd, (unsigned char *)cdb, cmd->sg,
-			       cmd->sg_cnt, NULL, 0, NULL, 0, GFP_KERNEL))
+	if (srpt_target_submit_prep(&cmd->se_cmd, (unsigned char *)cdb, cmd->sg, cmd->sg_cnt))
 		return;
 	srpt_target_submit(&cmd->se_cmd);
 }

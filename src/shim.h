@@ -165,6 +165,9 @@ struct srpt_os_tport {
 struct srpt_os_tpg {
 	struct se_portal_group se_tpg;
 	struct srpt_tpg *core;
+#ifndef SRPT_HAVE_FABRIC_ENABLE_TPG
+	bool enabled;			/* kept by LIO itself since 5.16 */
+#endif
 };
 
 int srpt_lio_register(void);
