@@ -26,17 +26,22 @@ tier_result() { # name passed failed
 	printf 'TIER-RESULT: %s %d %d\n' "$1" "$2" "$3"
 }
 
-# Newest installed kernel release of a series ("6.1" or "6.12").
+# Newest kernel release of a series ("5.10", "6.1", "6.12", "7"):
+# installed, or fetched into the cache by scripts/kernels.
 kernel_release() {
-	local series=$1 k best=
-	for k in /lib/modules/*; do
-		k=${k##*/}
+	local series=$1 k d best=
+	for d in /lib/modules/* "$SRPT_CACHE"/kernels/*; do
+		k=${d##*/}
 		case "$k" in
-		"$series".*-amd64 | "$series".*+deb12-amd64) ;;
+		"$series".*-amd64) ;;
 		*) continue ;;
 		esac
-		if [ ! -e "/boot/vmlinuz-$k" ] || [ ! -e "/lib/modules/$k/build/Makefile" ]; then
-			continue
+		if [ "$d" = "/lib/modules/$k" ]; then
+			if [ ! -e "/boot/vmlinuz-$k" ] || [ ! -e "/lib/modules/$k/build/Makefile" ]; then
+				continue
+			fi
+		else
+			[ -s "$d/env" ] || continue
 		fi
 		best=$(printf '%s\n%s\n' "$best" "$k" | sed '/^$/d' | sort -V | tail -n1)
 	done
