@@ -9,6 +9,7 @@
 #define SRPT_COMPAT_H
 
 #include <linux/scatterlist.h>
+#include <linux/workqueue.h>
 #include <rdma/ib_cm.h>
 #include <target/target_core_base.h>
 #include <target/target_core_fabric.h>
@@ -23,6 +24,16 @@
 	.default_submit_type = TARGET_DIRECT_SUBMIT,
 #else
 #define SRPT_FABRIC_SUBMIT_OPS
+#endif
+
+/*
+ * Since 6.17 a workqueue says whether it is per-CPU; 7.x warns when it
+ * does not. Ours always was (the default before).
+ */
+#ifdef SRPT_HAVE_WQ_PERCPU
+#define SRPT_WQ_PERCPU WQ_PERCPU
+#else
+#define SRPT_WQ_PERCPU 0
 #endif
 
 /* Since 5.11 an IB/CM listener matches its service ID exactly. */

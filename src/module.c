@@ -15,6 +15,7 @@
 #include <srpt/abi.h>
 #include <srpt/version.h>
 
+#include "compat.h"
 #include "os.h"
 #include "shim.h"
 
@@ -62,7 +63,7 @@ static int __init srpt_init_module(void)
 	ret = srpt_core_init();
 	if (ret)
 		return ret;
-	srpt_wq = alloc_workqueue("ib_srpt", WQ_MEM_RECLAIM, 0);
+	srpt_wq = alloc_workqueue("ib_srpt", WQ_MEM_RECLAIM | SRPT_WQ_PERCPU, 0);
 	if (!srpt_wq) {
 		ret = -ENOMEM;
 		goto core_exit;
