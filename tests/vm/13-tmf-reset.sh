@@ -29,8 +29,7 @@ srp_loopback
 port=5555
 # The LUN: a memory-backed null_blk that completes each request after
 # 100 ms, so that a reset finds commands executing in LIO's backend.
-expect_ok modprobe null_blk nr_devices=1 gb=1 memory_backed=1 irqmode=2 completion_nsec=100000000
-wait_for 10 "/dev/nullb0" test -b /dev/nullb0
+slow_null_lun
 expect_ok tcli "/backstores/block create nb0 /dev/nullb0" "/srpt create ib.$gid" \
 	"/srpt/ib.$gid/luns create /backstores/block/nb0" "/srpt/ib.$gid/acls create ib.$gid"
 expect_ok sh -c "echo $port >/sys/kernel/config/target/srpt/discovery_auth/rdma_cm_port"
@@ -156,6 +155,6 @@ for srq in 0 1; do
 done
 
 expect_ok tcli "clearconfig confirm=True"
-expect_ok modprobe -r null_blk
+remove_slow_null_lun
 unload_all
 check_dmesg

@@ -242,6 +242,26 @@ lio_db_root() {
 	[ -d /etc/target ] || mkdir -p /etc/target
 }
 
+# slow_null_lun: /dev/nullb0, 1 GiB, memory-backed, completing each
+# request after 100 ms (so that commands are caught executing in LIO's
+# backend). Made through null_blk's configfs: its memory_backed module
+# parameter only exists since 5.13. remove_slow_null_lun undoes it.
+slow_null_lun() {
+	local d=/sys/kernel/config/nullb/nullb0 a
+	expect_ok modprobe null_blk nr_devices=0
+	expect_ok mkdir "$d"
+	for a in size=1024 memory_backed=1 irqmode=2 completion_nsec=100000000 power=1; do
+		echo "${a#*=}" >"$d/${a%%=*}" || fail "null_blk: $a refused"
+	done
+	wait_for 10 "/dev/nullb0" test -b /dev/nullb0
+}
+
+remove_slow_null_lun() {
+	echo 0 >/sys/kernel/config/nullb/nullb0/power
+	expect_ok rmdir /sys/kernel/config/nullb/nullb0
+	expect_ok modprobe -r null_blk
+}
+
 # load_srpt [PARAM=VALUE...]: target_core_mod, then our ib_srpt.ko, and
 # proof that the loaded ib_srpt is ours (out-of-tree taint O; modinfo -F
 # filename would name the in-tree file even now).
