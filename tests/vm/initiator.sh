@@ -277,7 +277,7 @@ srp_rport_state() {
 }
 
 # srp_rport_tmo RECONNECT FAST_IO_FAIL: how soon every SRP remote port
-# tries to reconnect and fails I/O after its channels broke.
+# tries to reconnect ("off": never) and fails I/O after its channels broke.
 srp_rport_tmo() {
 	local p
 	for p in /sys/class/srp_remote_ports/*; do
