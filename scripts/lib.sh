@@ -1,13 +1,17 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # shellcheck shell=bash
 # Shared helpers of the project's scripts: step logging with timing, the
-# cache directory, and the supported kernels.
+# cache directory, root through sudo, and the supported kernels.
 
 export SRPT_ROOT
 SRPT_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 # Long builds (KUnit's UML kernel, the VM initramfs) live outside the repo.
 SRPT_CACHE=${SRPT_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/srpt}
 mkdir -p "$SRPT_CACHE"
+
+# What runs a command as root: nothing when root already.
+# shellcheck disable=SC2034 # for the scripts that source this file
+SUDO=$([ "$(id -u)" = 0 ] || echo sudo)
 
 _srpt_t0=$(date +%s)
 
