@@ -284,6 +284,8 @@ TEST_F(Devices, RoceIsLoggedAsRoce)
 	ASSERT_EQ(0, fake::add(d));
 	EXPECT_FALSE(port_of(d, 1)->cache().link_ib);
 	EXPECT_EQ(1, fake::log_count("(RoCE)"));
+	/* IB/CM logins are accepted on RoCE too (tests/vm/24-ibcm-login.sh). */
+	EXPECT_TRUE(d.ib_cm_listening);
 }
 
 TEST_F(Devices, PortErrClearsLidAndSmLid)
