@@ -61,9 +61,9 @@
 #define IBCM_RX_COUNT		4
 #define IBCM_DATA_SIZE		65536
 #define IBCM_MAX_BLOCKS		8
-#define IBCM_CM_WAIT		(60 * HZ)
-#define IBCM_IO_WAIT		(30 * HZ)
-#define IBCM_DISC_WAIT		(30 * HZ)
+#define IBCM_CM_WAIT		(40 * HZ)
+#define IBCM_IO_WAIT		(10 * HZ)
+#define IBCM_DISC_WAIT		(20 * HZ)
 /* RDMA/CM's packet lifetime on RoCE (CMA_IBOE_PACKET_LIFETIME). */
 #define IBCM_PACKET_LIFETIME	18
 

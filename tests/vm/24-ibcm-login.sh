@@ -1,0 +1,226 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+# IB/CM logins over soft-RoCE: srp_ibcm (tests/ibcm), a test initiator in
+# the kernel, makes the RoCE path record itself, as RDMA/CM does, and
+# sends SRP_LOGIN_REQ in the CM REQ to the target's service ID (ib_srp
+# cannot: it asks the SA for its path). Against a GUID-named target port
+# with a GUID ACL (the initiator's port GUID), a login gets its
+# SRP_LOGIN_RSP, carries INQUIRY, READ CAPACITY and a WRITE/READ compare,
+# and logs out with a DREQ. The rejects carry their SRP_LOGIN_REJ reasons
+# (SRP r16a table 10): no ACL, a wrong target port id, an IU length out
+# of range. Multichannel: a MULTI login keeps the earlier channel, a
+# SINGLE login terminates both (the target's DREQ); removing the ACL
+# disconnects the channel; unloading srp_ibcm closes its channels. Then
+# the in-tree ib_srpt is asked the same: it listens for IB/CM on
+# InfiniBand ports only, so the CM itself rejects the login (invalid
+# service ID); its result is logged beside ours.
+# vm-timeout: 600
+# shellcheck source-path=SCRIPTDIR source=lib.sh
+. "$SRPT_ROOT/tests/vm/lib.sh"
+
+: "${SRPT_IBCM_MODULE:=}"
+[ -f "${SRPT_IBCM_MODULE:-/nonexistent}" ] ||
+	fail "SRPT_IBCM_MODULE '$SRPT_IBCM_MODULE' is no module: scripts/vm-test builds it (build-module --dir tests/ibcm)"
+ctl=/sys/kernel/debug/srp_ibcm/ctl
+
+tcli_start
+setup_rxe rxe0
+load_srpt
+gid=$(rxe_gid rxe0)
+guid=$(guid_name "$gid")
+sg=$(</sys/module/ib_srpt/parameters/srpt_service_guid)
+sg=${sg#0x}
+[[ $sg =~ ^[0-9a-f]{16}$ ]] || fail "unexpected service GUID '$sg'"
+expect_dmesg "ib_srpt: rxe0: listening for IB/CM logins: id_ext=$sg,ioc_guid=$sg,service_id=$sg\$"
+
+file_has /proc/mounts ' /sys/kernel/debug debugfs ' ||
+	mount -t debugfs debugfs /sys/kernel/debug
+# insmod resolves no dependencies.
+timeout "$SRPT_CMD_TIMEOUT" modprobe -a ib_cm
+expect_ok insmod "$SRPT_IBCM_MODULE"
+
+IBCM=
+# ibcm COMMAND...: one command to srp_ibcm; its result line in IBCM.
+ibcm() {
+	timeout -k 5 "$SRPT_CMD_TIMEOUT" dd of="$ctl" bs=1024 status=none <<<"$*" 2>/dev/null || true
+	IBCM=$(<"$ctl")
+}
+
+# expect_ibcm COMMAND RESULT: COMMAND's result is exactly RESULT.
+expect_ibcm() {
+	ibcm "$1"
+	[ "$IBCM" = "$2" ] || fail "$1: '$IBCM'; expected '$2'"
+	pass "$IBCM"
+}
+
+# expect_ibcm_re COMMAND REGEX: COMMAND's result matches REGEX (ERE).
+expect_ibcm_re() {
+	ibcm "$1"
+	[[ $IBCM =~ $2 ]] || fail "$1: '$IBCM'; expected /$2/"
+	pass "$IBCM"
+}
+
+# ibcm_state_is NAME connected|disconnected: for wait_for.
+ibcm_state_is() {
+	ibcm "state $1"
+	case "$2" in
+	connected) [ "$IBCM" = "$1 connected" ] ;;
+	*) [ "$IBCM" = "$1 disconnected by the target (DREQ)" ] ;;
+	esac
+}
+
+# channels_are N: the core counts N channels.
+channels_are() {
+	local o
+	o=$(</sys/kernel/debug/ib_srpt/objects)
+	[[ $'\n'$o$'\n' == *$'\n'"channels $1"$'\n'* ]]
+}
+
+# login NAME [KEY=VALUE...]: the login command to our target port, the
+# defaults overridden by KEY=VALUE (later keys win in srp_ibcm).
+login() {
+	local name=$1
+	shift
+	printf 'login %s dev=rxe0 port=1 dgid=%s service_id=%s id_ext=%s ioc_guid=%s initiator_ext=0000000000000000' \
+		"$name" "$gid" "$sg" "$sg" "$sg"
+	[ $# -eq 0 ] || printf ' %s' "$@"
+	printf '\n'
+}
+
+max_req=$(</sys/module/ib_srpt/parameters/srp_max_req_size)
+logged_in_re() { # NAME MULTICHANNEL_RESULT
+	printf '^%s logged in max_it_iu_len=%s max_ti_iu_len=[0-9]+ req_lim=[0-9]+ multichannel_result=%s$' \
+		"$1" "$max_req" "$2"
+}
+
+# ---------------------------------------------------------------------------
+# A GUID-named target port (configfs by hand: targetcli knows only the
+# GID form) with a ramdisk LUN, no ACL yet.
+# ---------------------------------------------------------------------------
+expect_ok tcli "/backstores/ramdisk create rd0 16M"
+rd0=$(backstore rd0)
+tpg=$SRPT_CFS/$guid/tpgt_1
+acl=$tpg/acls/$guid
+
+# make_tport: the GUID-named target port with LUN 0, enabled (the
+# fabric's directory first: nothing made it yet).
+make_tport() {
+	[ -d "$SRPT_CFS" ] || expect_ok mkdir "$SRPT_CFS"
+	expect_ok mkdir "$SRPT_CFS/$guid" "$tpg"
+	expect_ok cfs_add_lun "$tpg" 0 "$rd0"
+	expect_attr_set "$tpg/enable" 1
+}
+make_tport
+
+# add_acl: the ACL of the initiator's port GUID (offered by IB/CM logins
+# on a GUID-named target port), LUN 0 mapped.
+add_acl() {
+	expect_ok mkdir "$acl" "$acl/lun_0"
+	expect_ok ln -s "$tpg/lun/lun_0" "$acl/lun_0/srpt_vm_mapped"
+}
+
+remove_acl() {
+	expect_ok rm "$acl/lun_0/srpt_vm_mapped"
+	expect_ok rmdir "$acl/lun_0" "$acl"
+}
+
+# ---------------------------------------------------------------------------
+# Rejects, each with its SRP_LOGIN_REJ reason.
+# ---------------------------------------------------------------------------
+ipid="0x0000000000000000${gid:16:16}"
+rejected="ib_srpt: rxe0 port 1: rejected login of $guid( \\(initiator port id $ipid\\))?:"
+klog_mark
+expect_ibcm "$(login r1)" "r1 rejected reason=0x00010000"
+expect_klog "$rejected no ACL of an enabled TPG admits the initiator"
+add_acl
+expect_ibcm "$(login r2 id_ext=0123456789abcdef)" "r2 rejected reason=0x00010003"
+expect_ibcm "$(login r3 ioc_guid=0123456789abcdef)" "r3 rejected reason=0x00010003"
+expect_ibcm "$(login r4 it_iu_len=$((max_req + 1)))" "r4 rejected reason=0x00010002"
+expect_ibcm "$(login r5 it_iu_len=63)" "r5 rejected reason=0x00010002"
+expect_klog "$rejected target port identifier is not this target's"
+expect_klog "$rejected requested max initiator to target IU length out of range"
+wait_for 20 "no channel left by the rejects" channels_are 0
+
+# ---------------------------------------------------------------------------
+# Login, I/O, logout.
+# ---------------------------------------------------------------------------
+klog_mark
+expect_ibcm_re "$(login c1)" "$(logged_in_re c1 0)"
+expect_klog "ib_srpt: rxe0 port 1: IB/CM login of $guid \\(initiator port id $ipid, it_iu_len 4096, pkey 0xffff\\)"
+expect_klog "ib_srpt: rxe0 port 1: $guid logged in to $guid"
+expect_live 'channels 1'
+expect_ibcm "io c1" "c1 io ok blocks=8 block_size=512"
+expect_ibcm "io c1" "c1 io ok blocks=8 block_size=512"
+expect_ibcm "state c1" "c1 connected"
+expect_ibcm "logout c1" "c1 logged out"
+wait_for 20 "the target released c1" channels_are 0
+expect_ibcm "state c1" "c1 error: no such channel"
+
+# ---------------------------------------------------------------------------
+# Multichannel: MULTI keeps the earlier channel, SINGLE terminates them.
+# ---------------------------------------------------------------------------
+expect_ibcm_re "$(login m1)" "$(logged_in_re m1 0)"
+expect_ibcm_re "$(login m2 multi=1)" "$(logged_in_re m2 2)"
+expect_live 'channels 2'
+expect_ibcm "state m1" "m1 connected"
+expect_ibcm "io m1" "m1 io ok blocks=8 block_size=512"
+expect_ibcm "io m2" "m2 io ok blocks=8 block_size=512"
+klog_mark
+expect_ibcm_re "$(login m3 multi=0)" "$(logged_in_re m3 1)"
+expect_klog "ib_srpt: rxe0 port 1: $guid logged in again: closing its channel $guid\$"
+wait_for 20 "the SINGLE login made the target disconnect m1" ibcm_state_is m1 disconnected
+wait_for 20 "the SINGLE login made the target disconnect m2" ibcm_state_is m2 disconnected
+expect_ibcm "io m3" "m3 io ok blocks=8 block_size=512"
+expect_ibcm "io m1" "m1 io failed: not connected"
+expect_ibcm "logout m1" "m1 logged out"
+expect_ibcm "logout m2" "m2 logged out"
+wait_for 20 "the target keeps only m3" channels_are 1
+
+# ---------------------------------------------------------------------------
+# Removing the ACL disconnects the channel.
+# ---------------------------------------------------------------------------
+klog_mark
+remove_acl
+wait_for 20 "removing the ACL made the target disconnect m3" ibcm_state_is m3 disconnected
+expect_klog "ib_srpt: rxe0 port 1: logging out $guid: its ACL or session was removed\$"
+wait_for 20 "the target released m3" channels_are 0
+expect_ibcm "logout m3" "m3 logged out"
+expect_ibcm "$(login r6)" "r6 rejected reason=0x00010000"
+
+# ---------------------------------------------------------------------------
+# Unloading srp_ibcm with a channel up closes it.
+# ---------------------------------------------------------------------------
+add_acl
+expect_ibcm_re "$(login u1)" "$(logged_in_re u1 0)"
+expect_ibcm "io u1" "u1 io ok blocks=8 block_size=512"
+expect_ok rmmod srp_ibcm
+wait_for 20 "unloading srp_ibcm closed u1 at the target" channels_are 0
+remove_acl
+expect_ok cfs_drop_tport "$guid"
+expect_ok rmdir "$SRPT_CFS"
+expect_ok rmmod ib_srpt
+
+# ---------------------------------------------------------------------------
+# The in-tree target: no IB/CM listener on RoCE, so the CM rejects with
+# IB_CM_REJ_INVALID_SERVICE_ID (8) before any SRP is read.
+# ---------------------------------------------------------------------------
+allow_intree_srpt
+expect_ok modprobe ib_srpt
+[[ $(</sys/module/ib_srpt/taint) != *O* ]] || fail "the module loaded as in-tree is out-of-tree"
+expect_ok insmod "$SRPT_IBCM_MODULE"
+make_tport
+add_acl
+ibcm "$(login i1)"
+log "in-tree ib_srpt: $IBCM (ours: i1 logged in ...)"
+[ "$IBCM" = "i1 cm_rejected cm_reason=8" ] ||
+	fail "the in-tree target answered '$IBCM'; expected the CM's invalid service ID (8)"
+pass "in-tree: $IBCM"
+ibcm "$(login i2 it_iu_len=$((max_req + 1)))"
+log "in-tree ib_srpt: $IBCM (ours: i2 rejected reason=0x00010002)"
+expect_ok rmmod srp_ibcm
+remove_acl
+expect_ok cfs_drop_tport "$guid"
+expect_ok rmdir "$SRPT_CFS"
+expect_ok rmmod ib_srpt
+unload_all
+check_dmesg
