@@ -209,7 +209,7 @@ static void ibcm_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 	struct ibcm_rx *rx = container_of(wc->wr_cqe, struct ibcm_rx, cqe);
 	struct ibcm_chan *ch = rx->ch;
 	const u8 *iu = rx->buf;
-	bool closing;
+	int ret;
 
 	if (wc->status != IB_WC_SUCCESS) {
 		if (wc->status != IB_WC_WR_FLUSH_ERR)
@@ -230,11 +230,15 @@ static void ibcm_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 	}
 	ib_dma_sync_single_for_device(ch->ib, rx->dma, IBCM_RX_SIZE,
 				      DMA_FROM_DEVICE);
+	/*
+	 * Reposted under the lock: once the teardown has set closing, no
+	 * receive is posted behind the drain's marker.
+	 */
 	spin_lock_bh(&ch->lock);
-	closing = ch->closing;
+	ret = ch->closing ? 0 : ibcm_post_recv(rx);
 	spin_unlock_bh(&ch->lock);
-	if (!closing && ibcm_post_recv(rx))
-		pr_info("%s: reposting a receive failed\n", ch->name);
+	if (ret)
+		pr_info("%s: reposting a receive failed (%d)\n", ch->name, ret);
 }
 
 /* ---- The CM ---- */
