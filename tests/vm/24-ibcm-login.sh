@@ -127,6 +127,13 @@ remove_acl() {
 # ---------------------------------------------------------------------------
 # Rejects, each with its SRP_LOGIN_REJ reason.
 # ---------------------------------------------------------------------------
+# srp_ibcm's own refusals, and the CM's reject of an unknown service ID.
+expect_ibcm "login x1 dev=rxe0" "x1 error: bad login arguments"
+expect_ibcm "$(login x2 dev=rxe9)" "x2 error: no RDMA device rxe9"
+expect_ibcm "$(login x3 port=2)" "x3 error: rxe0 has no IB/CM port 2"
+expect_ibcm "io x4" "x4 error: no such channel"
+expect_ibcm "$(login x5 service_id=0123456789abcdef)" "x5 cm_rejected cm_reason=8"
+
 ipid="0x0000000000000000${gid:16:16}"
 rejected="ib_srpt: rxe0 port 1: rejected login of $guid( \\(initiator port id $ipid\\))?:"
 klog_mark
