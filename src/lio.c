@@ -191,8 +191,37 @@ static ssize_t srpt_nacl_statistics_show(struct config_item *item, char *page)
 
 CONFIGFS_ATTR_RO(srpt_nacl_, statistics);
 
+/* .../acls/$initiator/info: its session and channels (targetcli sessions). */
+static ssize_t srpt_nacl_info_show(struct config_item *item, char *page)
+{
+	struct se_node_acl *nacl = acl_to_nacl(item);
+
+	return srpt_core_nacl_info_show(srpt_tpg(nacl->se_tpg)->core,
+					nacl->initiatorname, page, PAGE_SIZE);
+}
+
+CONFIGFS_ATTR_RO(srpt_nacl_, info);
+
 static struct configfs_attribute *srpt_nacl_attrs[] = {
 	&srpt_nacl_attr_statistics,
+	&srpt_nacl_attr_info,
+	NULL,
+};
+
+/*
+ * .../acls/$initiator/auth/authenticate_target: always 0, SRP has no
+ * authentication; "targetcli sessions detail" reads it for every session.
+ */
+static ssize_t srpt_nacl_auth_authenticate_target_show(struct config_item *item,
+							char *page)
+{
+	return sysfs_emit(page, "0\n");
+}
+
+CONFIGFS_ATTR_RO(srpt_nacl_auth_, authenticate_target);
+
+static struct configfs_attribute *srpt_nacl_auth_attrs[] = {
+	&srpt_nacl_auth_attr_authenticate_target,
 	NULL,
 };
 
@@ -293,6 +322,7 @@ static const struct target_core_fabric_ops srpt_template = {
 	.tfc_tpg_base_attrs		= srpt_tpg_attrs,
 	.tfc_tpg_attrib_attrs		= srpt_tpg_attrib_attrs,
 	.tfc_tpg_nacl_base_attrs	= srpt_nacl_attrs,
+	.tfc_tpg_nacl_auth_attrs	= srpt_nacl_auth_attrs,
 	SRPT_FABRIC_SUBMIT_OPS
 };
 

@@ -14,6 +14,12 @@
 #include <srpt/target.h>
 
 namespace srpt {
+namespace {
+
+/* LIO session ids of the ACLs' info files: unique while the module lives. */
+constinit ktl::Atomic<u32> g_next_session_id{1};
+
+} // namespace
 
 Logins::Logins(RdmaPort &port) : port_(port)
 {
@@ -97,6 +103,7 @@ int Logins::add_channel_locked(Channel *ch, bool multichannel, u8 *rsp_flags)
 			return -ktl::kENOMEM;
 		__builtin_memcpy(nexus->i_port_id, req.initiator_port_id, 16);
 		__builtin_memcpy(nexus->t_port_id, req.target_port_id, 16);
+		nexus->id = g_next_session_id.fetch_add(1, ktl::MemoryOrder::relaxed);
 		nexuses_.push_back(nexus);
 	}
 
@@ -114,6 +121,7 @@ int Logins::add_channel_locked(Channel *ch, bool multichannel, u8 *rsp_flags)
 	}
 	/* The list's reference, dropped at the end of the release work. */
 	ch->add_ref();
+	ch->cid = nexus->next_cid++;
 	nexus->channels.push_back(ch);
 	channels_++;
 	*rsp_flags = flags;
@@ -271,6 +279,79 @@ void Logins::format_session_stats(const Tpg *tpg, const char *initiator, ktl::Te
 	format_live(channels, total, credits, depth, out);
 }
 
+namespace {
+
+/* rtslib's words for a channel's state (iSCSI's connection states). */
+const char *conn_state_name(ChState s)
+{
+	switch (s) {
+	case ChState::kConnecting:
+		return "TARG_CONN_STATE_IN_LOGIN";
+	case ChState::kLive:
+		return "TARG_CONN_STATE_LOGGED_IN";
+	case ChState::kDisconnecting:
+		return "TARG_CONN_STATE_IN_LOGOUT";
+	case ChState::kDraining:
+	case ChState::kDisconnected:
+		break;
+	}
+	return "TARG_CONN_STATE_CLEANUP_WAIT";
+}
+
+} // namespace
+
+/*
+ * rtslib (targetcli sessions) parses this as it parses iSCSI's: the
+ * "InitiatorName:" line starts a session, "LIO Session ID: N ...
+ * SessionType: T", "..._STATE_X" lines give the states, "CID: N" a
+ * connection and the "Address A T" line after it its address and
+ * transport. All channels of the ACL are one session to it: the first
+ * nexus's id names them; the initiator port id is the alias.
+ */
+void Logins::format_session_info(const Tpg *tpg, const char *initiator, ktl::TextBuf &out)
+{
+	ktl::MutexGuard guard(mutex_);
+	auto match = [&](Channel *ch) { return ch->tpg() == tpg && ktl::streq(ch->acl_name(), initiator); };
+	const Nexus *first = nullptr;
+	bool live = false, opening = false;
+
+	for (Nexus *n : nexuses_) {
+		for (Channel *ch : n->channels) {
+			if (!match(ch))
+				continue;
+			if (!first)
+				first = n;
+			live |= ch->state() == ChState::kLive;
+			opening |= ch->state() == ChState::kConnecting;
+		}
+	}
+	if (!first) {
+		out.put("No active SRP session for initiator ").put(initiator).put('\n');
+		return;
+	}
+
+	GidName alias;
+
+	format_gid_name(first->i_port_id, &alias);
+	out.put("InitiatorName: ").put(initiator).put('\n');
+	out.put("InitiatorAlias: ").put(alias.c_str()).put('\n');
+	out.put("LIO Session ID: ").dec(first->id).put("   SessionType: Normal\n");
+	out.put("Session State: TARG_SESS_STATE_")
+		.put(live ? "LOGGED_IN" : opening ? "ACTIVE" : "FAILED")
+		.put('\n');
+	out.put("[Channel List]\n");
+	for (Nexus *n : nexuses_) {
+		for (Channel *ch : n->channels) {
+			if (!match(ch))
+				continue;
+			out.put("CID: ").dec(ch->cid).put("  Connection State: ").put(conn_state_name(ch->state()))
+				.put('\n');
+			out.put("   Address ").put(ch->name()).put(ch->cm() == SRPT_CM_IB ? " IB/CM" : " RDMA/CM")
+				.put('\n');
+		}
+	}
+}
+
 } // namespace srpt
 
 using namespace srpt;
@@ -291,5 +372,15 @@ extern "C" srpt_ssize_t srpt_core_nacl_stats_show(struct srpt_tpg *h, const char
 	Tpg *tpg = from_handle<Tpg>(h);
 
 	tpg->tport()->port()->logins().format_session_stats(tpg, initiator, out);
+	return static_cast<srpt_ssize_t>(out.size());
+}
+
+extern "C" srpt_ssize_t srpt_core_nacl_info_show(struct srpt_tpg *h, const char *initiator,
+						 char *page, srpt_size_t size)
+{
+	ktl::TextBuf out(page, size);
+	Tpg *tpg = from_handle<Tpg>(h);
+
+	tpg->tport()->port()->logins().format_session_info(tpg, initiator, out);
 	return static_cast<srpt_ssize_t>(out.size());
 }

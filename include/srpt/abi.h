@@ -150,6 +150,9 @@ srpt_ssize_t srpt_core_rdma_cm_port_store(const char *page, srpt_size_t count);
 srpt_ssize_t srpt_core_tport_stats_show(struct srpt_tport *tport, char *page, srpt_size_t size);
 srpt_ssize_t srpt_core_nacl_stats_show(struct srpt_tpg *tpg, const char *initiator, char *page,
 				       srpt_size_t size);
+/* ACL @initiator's session and channels, in the format rtslib reads. */
+srpt_ssize_t srpt_core_nacl_info_show(struct srpt_tpg *tpg, const char *initiator, char *page,
+				      srpt_size_t size);
 /* "<kind> <count>" lines of the core's live objects, for debugfs. */
 srpt_ssize_t srpt_core_objects_show(char *buf, srpt_size_t size);
 

@@ -82,7 +82,9 @@ public:
 	const char *acl_name() const { return acl_name_.c_str(); }
 	ChannelIo &io() { return io_; }
 
+	srpt_cm_kind cm() const { return cm_; }
 	ktl::ListNode nexus_node;	/* on its Nexus's list, under the port's logins mutex */
+	u32 cid = 0;			/* its number in its nexus, set with nexus_node */
 
 	~Channel();
 

@@ -30,6 +30,8 @@ struct Nexus {
 
 	u8 i_port_id[16] = {};
 	u8 t_port_id[16] = {};
+	u32 id = 0;			/* its LIO session id in the ACL's info file */
+	u32 next_cid = 0;		/* the number its next channel gets */
 	ktl::List<Channel, &Channel::nexus_node> channels;
 	ktl::ListNode port_node;	/* on Logins::nexuses_ */
 };
@@ -67,6 +69,8 @@ public:
 	void format_stats(ktl::TextBuf &out);
 	/* The statistics of the sessions of @tpg opened as @initiator (a node ACL). */
 	void format_session_stats(const Tpg *tpg, const char *initiator, ktl::TextBuf &out);
+	/* Those sessions and their channels, in the iSCSI "info" format rtslib reads. */
+	void format_session_info(const Tpg *tpg, const char *initiator, ktl::TextBuf &out);
 
 private:
 	Nexus *find_nexus_locked(const u8 i_port_id[16], const u8 t_port_id[16]);

@@ -661,6 +661,94 @@ TEST_F(Login, MultiLoginFirstReportsNoChannels)
 	EXPECT_EQ(1, b.disconnect_calls);
 }
 
+/* The node ACL's "info" file: what targetcli's "sessions" reads. */
+static std::string acl_info(srpt_tpg *tpg, const std::string &acl, std::size_t size = 4096)
+{
+	std::vector<char> page(size, '\x5a');
+	const srpt_ssize_t n = srpt_core_nacl_info_show(tpg, acl.c_str(), page.data(), size);
+
+	EXPECT_GE(n, 0);
+	EXPECT_LT(static_cast<std::size_t>(n), size);
+	EXPECT_EQ('\0', page[static_cast<std::size_t>(n)]) << "not terminated where it ends";
+	return std::string(page.data(), static_cast<std::size_t>(n));
+}
+
+TEST_F(Login, AclInfoShowsTheSessionAndEachChannelInRtslibsFormat)
+{
+	setup_target();
+	/* RDMA/CM sessions are named after the initiator's address. */
+	const std::string acl = kPeer;
+	EXPECT_EQ("No active SRP session for initiator " + acl + "\n", acl_info(tpg_, acl));
+
+	iu::LoginReq multi = login_req();
+	multi.flags = 0x01;
+	srpt_os_channel &a = live_channel(multi);
+	srpt_os_channel &b = login_ok(multi);
+	ASSERT_EQ(acl, a.session_initiator);
+	ASSERT_EQ(acl, b.session_initiator);
+	iu::LoginReq other = login_req();
+	other.i_port_id = iu::port_id(7, 7);
+	srpt_os_channel &c = live_channel(other, SRPT_CM_IB);
+
+	const std::string info = acl_info(tpg_, acl);
+	const std::size_t id_at = info.find("LIO Session ID: ");
+	ASSERT_NE(std::string::npos, id_at) << info;
+	const unsigned long id = std::stoul(info.substr(id_at + 16));
+	EXPECT_GT(id, 0u);
+	EXPECT_EQ("InitiatorName: " + acl + "\n" +
+			  "InitiatorAlias: " + kIPortName + "\n" +
+			  "LIO Session ID: " + std::to_string(id) + "   SessionType: Normal\n"
+			  "Session State: TARG_SESS_STATE_LOGGED_IN\n"
+			  "[Channel List]\n"
+			  "CID: 0  Connection State: TARG_CONN_STATE_LOGGED_IN\n"
+			  "   Address " + kPeer + " RDMA/CM\n"
+			  "CID: 1  Connection State: TARG_CONN_STATE_IN_LOGIN\n"
+			  "   Address " + kPeer + " RDMA/CM\n",
+		  info);
+
+	/* Another initiator port is another ACL's session, with its own id. */
+	const std::string other_info = acl_info(tpg_, c.session_initiator);
+	EXPECT_EQ("InitiatorName: " + c.session_initiator + "\n" +
+			  "InitiatorAlias: 0x00000000000000070000000000000007\n"
+			  "LIO Session ID: " + std::to_string(id + 1) + "   SessionType: Normal\n"
+			  "Session State: TARG_SESS_STATE_LOGGED_IN\n"
+			  "[Channel List]\n"
+			  "CID: 0  Connection State: TARG_CONN_STATE_LOGGED_IN\n"
+			  "   Address " + kIbPeer + " IB/CM\n",
+		  other_info);
+	/* Nothing of an ACL on another TPG, or of an unknown name. */
+	srpt_tpg *tpg_b = create_tpg(tport_, nullptr, &os_tpg_b_);
+	ASSERT_NE(nullptr, tpg_b);
+	EXPECT_EQ("No active SRP session for initiator " + acl + "\n", acl_info(tpg_b, acl));
+	EXPECT_EQ("No active SRP session for initiator x\n", acl_info(tpg_, "x"));
+
+	/* A page too small: cut short, terminated, never past its end. */
+	EXPECT_EQ(info.substr(0, 39), acl_info(tpg_, acl, 40));
+
+	/* A channel on its way out says so, then leaves the list. */
+	fake::cm_event(a, fake::Cm::kDisconnectRequest);
+	const std::string closing = acl_info(tpg_, acl);
+	EXPECT_EQ(std::string::npos, closing.find("CID: 0  Connection State: TARG_CONN_STATE_LOGGED_IN\n"))
+		<< closing;
+	fake::run_work();
+	ASSERT_TRUE(a.freed());
+	const std::string one = acl_info(tpg_, acl);
+	EXPECT_NE(std::string::npos, one.find("Session State: TARG_SESS_STATE_ACTIVE\n")) << one;
+	EXPECT_EQ(std::string::npos, one.find("CID: 0")) << one;
+	EXPECT_NE(std::string::npos, one.find("CID: 1  Connection State: TARG_CONN_STATE_IN_LOGIN\n")) << one;
+
+	logout(b);
+	logout(c);
+	EXPECT_EQ("No active SRP session for initiator " + acl + "\n", acl_info(tpg_, acl));
+	/* A new nexus is a new session. */
+	srpt_os_channel &d = live_channel(login_req());
+	const std::string again = acl_info(tpg_, acl);
+	EXPECT_NE(std::string::npos, again.find("LIO Session ID: " + std::to_string(id + 2) + " ")) << again;
+	EXPECT_NE(std::string::npos, again.find("CID: 0  Connection State: TARG_CONN_STATE_LOGGED_IN\n"))
+		<< again;
+	logout(d);
+}
+
 TEST_F(Login, RaceAReloginBetweenTheTwoCriticalSections)
 {
 	/*
