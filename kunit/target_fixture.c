@@ -116,6 +116,19 @@ void tf_default_login(struct tf_login *l, enum srpt_cm_kind cm, u32 it_iu_len)
 	l->ioc_guid = TF_NODE_GUID;
 }
 
+/* The two CMs' login requests differ only in where their fields lie. */
+#define tf_fill_login_req(r, l) do {					\
+	(r)->opcode = SRP_LOGIN_REQ;					\
+	put_unaligned_be64((l)->tag, &(r)->tag);			\
+	(r)->req_it_iu_len = cpu_to_be32((l)->it_iu_len);		\
+	(r)->req_buf_fmt = cpu_to_be16((l)->buf_fmt);			\
+	(r)->req_flags = (l)->flags;					\
+	(r)->imm_data_offset = cpu_to_be16((l)->imm_offset);		\
+	memcpy((r)->initiator_port_id, (l)->i_port_id, 16);		\
+	put_unaligned_be64((l)->id_ext, (r)->target_port_id);		\
+	put_unaligned_be64((l)->ioc_guid, (r)->target_port_id + 8);	\
+} while (0)
+
 int tf_login(struct kunit *test, struct srpt_os_channel *ch, const struct tf_login *l,
 	     struct srpt_channel **out)
 {
@@ -132,30 +145,14 @@ int tf_login(struct kunit *test, struct srpt_os_channel *ch, const struct tf_log
 	if (l->cm == SRPT_CM_IB) {
 		struct srp_login_req *r = (struct srp_login_req *)priv;
 
-		r->opcode = SRP_LOGIN_REQ;
-		put_unaligned_be64(l->tag, &r->tag);
-		r->req_it_iu_len = cpu_to_be32(l->it_iu_len);
-		r->req_buf_fmt = cpu_to_be16(l->buf_fmt);
-		r->req_flags = l->flags;
-		r->imm_data_offset = cpu_to_be16(l->imm_offset);
-		memcpy(r->initiator_port_id, l->i_port_id, 16);
-		put_unaligned_be64(l->id_ext, r->target_port_id);
-		put_unaligned_be64(l->ioc_guid, r->target_port_id + 8);
+		tf_fill_login_req(r, l);
 		info.private_data_len = sizeof(priv);
 		put_unaligned_be64(0xfe80000000000000ULL, info.peer_gid);
 		put_unaligned_be64(TF_IB_PEER_GUID, info.peer_gid + 8);
 	} else {
 		struct srp_login_req_rdma *r = (struct srp_login_req_rdma *)priv;
 
-		r->opcode = SRP_LOGIN_REQ;
-		put_unaligned_be64(l->tag, &r->tag);
-		r->req_it_iu_len = cpu_to_be32(l->it_iu_len);
-		r->req_buf_fmt = cpu_to_be16(l->buf_fmt);
-		r->req_flags = l->flags;
-		r->imm_data_offset = cpu_to_be16(l->imm_offset);
-		memcpy(r->initiator_port_id, l->i_port_id, 16);
-		put_unaligned_be64(l->id_ext, r->target_port_id);
-		put_unaligned_be64(l->ioc_guid, r->target_port_id + 8);
+		tf_fill_login_req(r, l);
 		info.private_data_len = sizeof(*r);
 		info.peer_addr = TF_RDMA_PEER;
 	}

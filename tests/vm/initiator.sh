@@ -109,19 +109,26 @@ srpt_object() {
 	printf '%s\n' "${o%% *}"
 }
 
-# expect_objects BASELINE [SECONDS]: the counters come back to BASELINE (a
-# line of srpt_objects) within SECONDS (20): releases are asynchronous.
-expect_objects() {
-	local want=$1 secs=${2:-20} now deadline
-	deadline=$((SECONDS + secs))
-	while now=$(srpt_objects) && [ "$now" != "$want" ]; do
+# _expect_back WHAT WANT SECONDS CMD...: CMD prints WANT again within
+# SECONDS (releases are asynchronous), or the scenario fails saying WHAT
+# did not come back; _vm_back holds CMD's last output.
+_expect_back() {
+	local what=$1 want=$2 secs=$3 deadline=$((SECONDS + $3))
+	shift 3
+	while _vm_back=$("$@") && [ "$_vm_back" != "$want" ]; do
 		if [ "$SECONDS" -ge "$deadline" ]; then
-			printf '%s\n' "want: $want" "have: $now" | _indent
-			fail "the core's live objects are not back to their baseline within ${secs}s"
+			printf '%s\n' "want: $want" "have: $_vm_back" | _indent
+			fail "$what not back to their baseline within ${secs}s"
 		fi
-		sleep 0.2
+		nap 0.2
 	done
-	pass "live objects at baseline: $now"
+}
+
+# expect_objects BASELINE [SECONDS]: the counters come back to BASELINE (a
+# line of srpt_objects) within SECONDS (20).
+expect_objects() {
+	_expect_back "the core's live objects are" "$1" "${2:-20}" srpt_objects
+	pass "live objects at baseline: $_vm_back"
 }
 
 # ---------------------------------------------------------------------------
@@ -553,15 +560,8 @@ rdma_res() {
 # come back to BASE within SECONDS (20): no QP, CQ, MR or CM ID of the
 # target's left behind, whatever the core's own counters say.
 expect_rdma_res() {
-	local now deadline=$((SECONDS + ${2:-20}))
-	while now=$(rdma_res) && [ "$now" != "$1" ]; do
-		if [ "$SECONDS" -ge "$deadline" ]; then
-			printf '%s\n' "want: $1" "have: $now" | _indent
-			fail "the RDMA resources are not back to their baseline within ${2:-20}s"
-		fi
-		nap 0.5
-	done
-	pass "RDMA resources at baseline: ${now//$'\n'/; }"
+	_expect_back "the RDMA resources are" "$1" "${2:-20}" rdma_res
+	pass "RDMA resources at baseline: ${_vm_back//$'\n'/; }"
 }
 
 # rc_qp_states: the RC queue pairs per owner (rdma's "comm") and state,
