@@ -304,6 +304,7 @@ static void refresh_iwarp_has_no_management(struct kunit *test)
 	struct fake_ib_port *fp = &f->os.port[0];
 
 	fp->attr.iwarp = 1;
+	fp->attr.ib_cm = 0;
 	fp->attr.link_layer = SRPT_LINK_ETHERNET;
 	add_device(test, 1);
 	KUNIT_EXPECT_EQ(test, srpt_refresh_port(port_by_name(test, PORT1_GUID_NAME)), 0);
@@ -312,7 +313,7 @@ static void refresh_iwarp_has_no_management(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, fp->devmgmt_clear_calls, 0U);
 	KUNIT_EXPECT_EQ(test, fp->mad_register_calls, 0U);
 	KUNIT_EXPECT_NULL(test, fp->mad_agent);
-	/* IB/CM needs InfiniBand. */
+	/* iWARP has no IB/CM. */
 	KUNIT_EXPECT_FALSE(test, f->os.ib_cm_listening);
 }
 

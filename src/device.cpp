@@ -93,16 +93,16 @@ int Device::create(srpt_os_device *os, const srpt_device_info &info, srpt_device
 	}
 
 	/*
-	 * IB/CM logins on InfiniBand and RoCE ports (the ports whose Device
-	 * Management agent offers the service ID): ib_srp needs the SA's
-	 * path records, which RoCE lacks, but an initiator that builds its
-	 * RoCE path itself, as RDMA/CM does, logs in through the kernel's
-	 * IB/CM (tests/ibcm). iWARP has no IB/CM.
+	 * IB/CM logins wherever the port has IB/CM: InfiniBand and RoCE, the
+	 * ports whose Device Management agent offers the service ID. ib_srp
+	 * needs the SA's path records, which RoCE lacks, but an initiator
+	 * that builds its RoCE path itself, as RDMA/CM does, logs in through
+	 * the kernel's IB/CM (tests/ibcm).
 	 */
 	for (u32 i = 1; i <= info.port_count; i++) {
 		const PortCache c = dev->port(i)->cache();
 
-		if (!c.iwarp) {
+		if (c.ib_cm) {
 			ret = srpt_os_ib_cm_listen(os, service_guid());
 			if (ret)
 				srpt_os_log(SRPT_LOG_ERR,

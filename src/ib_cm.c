@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * IB/CM: one listener per InfiniBand device for the service GUID, the
- * connection events (srpt_cm_handler), and the IB/CM side of a channel
- * (srpt_ib_cm_ops): its QP moves through INIT, RTR and RTS with the
- * attributes the CM supplies. Logins are decided by the core
+ * IB/CM: one listener per device with IB/CM (InfiniBand, RoCE) for the
+ * service GUID, the connection events (srpt_cm_handler), and the IB/CM
+ * side of a channel (srpt_ib_cm_ops): its QP moves through INIT, RTR and
+ * RTS with the attributes the CM supplies. Logins are decided by the core
  * (srpt_cm_req_recv); this file translates.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt

@@ -78,6 +78,7 @@ int srpt_os_port_query(struct srpt_os_device *os, u32 port_num,
 		rdma_port_get_link_layer(os->ib, port_num) == IB_LINK_LAYER_INFINIBAND ?
 		SRPT_LINK_INFINIBAND : SRPT_LINK_ETHERNET;
 	attr->iwarp = rdma_protocol_iwarp(os->ib, port_num);
+	attr->ib_cm = rdma_cap_ib_cm(os->ib, port_num);
 	attr->active = pa.state == IB_PORT_ACTIVE;
 	return 0;
 }

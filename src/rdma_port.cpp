@@ -58,6 +58,7 @@ int RdmaPort::refresh()
 	format_gid_name(c.gid, &c.gid_name);
 	c.link_ib = attr.link_layer == SRPT_LINK_INFINIBAND;
 	c.iwarp = attr.iwarp != 0;
+	c.ib_cm = attr.ib_cm != 0;
 	c.valid = true;
 	{
 		ktl::SpinGuard g(cache_lock_);

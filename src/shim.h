@@ -68,7 +68,7 @@ struct srpt_os_device {
 	struct srpt_device *core;
 	struct ib_pd *pd;
 	struct ib_srq *srq;
-	struct ib_cm_id *cm_listen;	/* IB/CM logins, InfiniBand only */
+	struct ib_cm_id *cm_listen;	/* IB/CM logins, InfiniBand and RoCE */
 	struct ib_event_handler event_handler;
 	bool removing;			/* under srpt_login_rwsem */
 	u32 port_count;

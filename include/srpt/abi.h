@@ -60,6 +60,7 @@ struct srpt_port_attr {
 	srpt_u8 gid[16];		/* GID index 0, network byte order */
 	srpt_u8 link_layer;		/* enum srpt_link_layer */
 	srpt_u8 iwarp;			/* no IB management on iWARP ports */
+	srpt_u8 ib_cm;			/* the port has IB/CM: InfiniBand and RoCE */
 	srpt_u8 active;			/* port state is ACTIVE */
 };
 

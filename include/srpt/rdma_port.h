@@ -36,6 +36,7 @@ struct PortCache {
 	GidName gid_name;
 	bool link_ib = false;
 	bool iwarp = false;
+	bool ib_cm = false;	/* InfiniBand and RoCE ports */
 	bool valid = false;	/* at least one refresh succeeded */
 };
 

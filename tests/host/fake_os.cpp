@@ -1252,6 +1252,7 @@ std::unique_ptr<Device> make_device(const std::string &name, unsigned ports,
 		default_gid(node_guid, i, a.gid);
 		a.link_layer = SRPT_LINK_INFINIBAND;
 		a.iwarp = 0;
+		a.ib_cm = 1;
 		a.active = 1;
 	}
 	return d;

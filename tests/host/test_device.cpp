@@ -257,6 +257,7 @@ TEST_F(Devices, IwarpPortsHaveNoManagement)
 	fake::Device &d = make_device("iwp0", 2, 0x0007430000001000ull);
 	for (unsigned n = 1; n <= 2; n++) {
 		d.port(n).attr.iwarp = 1;
+		d.port(n).attr.ib_cm = 0;
 		d.port(n).attr.link_layer = SRPT_LINK_ETHERNET;
 		d.port(n).attr.lid = 0;
 		d.port(n).attr.sm_lid = 0;
@@ -272,6 +273,7 @@ TEST_F(Devices, IwarpPortsHaveNoManagement)
 		EXPECT_EQ(0, d.port(n).agent_register_calls);
 	}
 	EXPECT_EQ(2, fake::log_count("(iWARP)"));
+	EXPECT_FALSE(d.ib_cm_listening) << "iWARP has no IB/CM";
 	remove_device(d);
 	EXPECT_EQ(0, d.port(1).devmgmt_calls) << "nothing to clear on iWARP";
 	EXPECT_EQ(0, d.port(1).agent_unregister_calls);
