@@ -10,6 +10,7 @@
 #include <ktl/string.h>
 #include <srpt/abi.h>
 #include <srpt/handles.h>
+#include <srpt/params.h>
 #include <srpt/target.h>
 
 namespace srpt {
@@ -42,6 +43,26 @@ constinit u32 g_rdma_cm_port = 0; /* guarded by g_rdma_cm_mutex */
 void attrib_init()
 {
 	KTL_LOCK_INIT(g_rdma_cm_mutex);
+}
+
+int listen_rdma_cm(u32 port)
+{
+	ktl::MutexGuard guard(g_rdma_cm_mutex);
+
+	if (port == g_rdma_cm_port)
+		return 0;
+	const int ret = srpt_os_rdma_cm_listen(static_cast<srpt_u16>(port));
+	if (ret) {
+		srpt_os_log(SRPT_LOG_ERR, "rdma_cm_port: listening on port %u failed (%d)\n", port,
+			    ret);
+		return ret;
+	}
+	if (port)
+		srpt_os_log(SRPT_LOG_INFO, "RDMA/CM: listening for logins on port %u\n", port);
+	else
+		srpt_os_log(SRPT_LOG_INFO, "RDMA/CM: no longer listening for logins\n");
+	g_rdma_cm_port = port;
+	return 0;
 }
 
 } // namespace srpt
@@ -108,27 +129,14 @@ extern "C" srpt_ssize_t srpt_core_rdma_cm_port_show(char *page, srpt_size_t size
 extern "C" srpt_ssize_t srpt_core_rdma_cm_port_store(const char *page, srpt_size_t count)
 {
 	ktl::u64 v;
-	int ret = ktl::parse_u64(ktl::Span<const char>(page, ktl::strnlen(page, count)), 0, 65535,
-				 &v);
+	int ret = ktl::parse_u64(ktl::Span<const char>(page, ktl::strnlen(page, count)), 0,
+				 kMaxRdmaCmPort, &v);
 
 	if (ret) {
-		srpt_os_log(SRPT_LOG_ERR, "rdma_cm_port: invalid value: must be 0..65535\n");
+		srpt_os_log(SRPT_LOG_ERR, "rdma_cm_port: invalid value: must be 0..%u\n",
+			    kMaxRdmaCmPort);
 		return -ktl::kEINVAL;
 	}
-	ktl::MutexGuard guard(g_rdma_cm_mutex);
-	if (v == g_rdma_cm_port)
-		return static_cast<srpt_ssize_t>(count);
-	ret = srpt_os_rdma_cm_listen(static_cast<srpt_u16>(v));
-	if (ret) {
-		srpt_os_log(SRPT_LOG_ERR, "rdma_cm_port: listening on port %u failed (%d)\n",
-			    static_cast<unsigned int>(v), ret);
-		return ret;
-	}
-	if (v)
-		srpt_os_log(SRPT_LOG_INFO, "RDMA/CM: listening for logins on port %u\n",
-			    static_cast<unsigned int>(v));
-	else
-		srpt_os_log(SRPT_LOG_INFO, "RDMA/CM: no longer listening for logins\n");
-	g_rdma_cm_port = static_cast<u32>(v);
-	return static_cast<srpt_ssize_t>(count);
+	ret = listen_rdma_cm(static_cast<u32>(v));
+	return ret ? ret : static_cast<srpt_ssize_t>(count);
 }

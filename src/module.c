@@ -52,6 +52,11 @@ module_param_cb(srpt_service_guid, &srpt_param_ops,
 MODULE_PARM_DESC(srpt_service_guid,
 		 "Using this value for ioc_guid, id_ext, and cm_listen_id instead of using the node_guid of the first HCA (hexadecimal, default 0).");
 
+module_param_cb(rdma_cm_port, &srpt_param_ops,
+		(void *)SRPT_PARAM_RDMA_CM_PORT, 0444);
+MODULE_PARM_DESC(rdma_cm_port,
+		 "RDMA/CM port to listen on for logins from load time, as discovery_auth/rdma_cm_port sets it later (0..65535, default 0: none).");
+
 /*
  * LIO first: adding a device may touch target core state. The IB client
  * last: from then on devices arrive.
@@ -78,10 +83,15 @@ static int __init srpt_init_module(void)
 		pr_err("registering the IB client failed (%d)\n", ret);
 		goto lio_unregister;
 	}
+	ret = srpt_core_start();
+	if (ret)
+		goto ib_unregister;
 	srpt_debugfs_init();
 	pr_info("SRP target " SRPT_VERSION " loaded\n");
 	return 0;
 
+ib_unregister:
+	srpt_ib_unregister();
 lio_unregister:
 	srpt_lio_unregister();
 destroy_wq:

@@ -11,6 +11,7 @@ namespace {
 constinit ktl::Atomic<u32> g_max_req_size{kDefaultMaxReqSize};
 constinit ktl::Atomic<u32> g_srq_size{kDefaultSrqSize};
 constinit ktl::Atomic<u64> g_service_guid{0};
+constinit ktl::Atomic<u32> g_rdma_cm_port{0};
 
 } // namespace
 
@@ -22,6 +23,11 @@ u32 max_req_size()
 u32 srq_size()
 {
 	return g_srq_size.load(ktl::MemoryOrder::relaxed);
+}
+
+u32 rdma_cm_port_param()
+{
+	return g_rdma_cm_port.load(ktl::MemoryOrder::relaxed);
 }
 
 u64 service_guid()
@@ -41,6 +47,7 @@ void reset_params_for_test()
 	g_max_req_size.store(kDefaultMaxReqSize);
 	g_srq_size.store(kDefaultSrqSize);
 	g_service_guid.store(0);
+	g_rdma_cm_port.store(0);
 }
 
 } // namespace srpt
@@ -88,6 +95,15 @@ extern "C" int srpt_core_param_set(enum srpt_param p, const char *val)
 		}
 		g_service_guid.store(v, ktl::MemoryOrder::release);
 		return 0;
+	case SRPT_PARAM_RDMA_CM_PORT:
+		ret = ktl::parse_u64(val, 0, kMaxRdmaCmPort, &v);
+		if (ret) {
+			srpt_os_log(SRPT_LOG_ERR, "rdma_cm_port: invalid value '%s': must be 0..%u\n",
+				    val, kMaxRdmaCmPort);
+			return -ktl::kEINVAL;
+		}
+		g_rdma_cm_port.store(static_cast<u32>(v));
+		return 0;
 	case SRPT_PARAM_COUNT:
 		break;
 	}
@@ -107,6 +123,9 @@ extern "C" int srpt_core_param_get(enum srpt_param p, char *buf, srpt_size_t siz
 		break;
 	case SRPT_PARAM_SERVICE_GUID:
 		s.put("0x").hex(service_guid(), 16);
+		break;
+	case SRPT_PARAM_RDMA_CM_PORT:
+		s.dec(rdma_cm_port_param());
 		break;
 	default:
 		return -ktl::kEINVAL;

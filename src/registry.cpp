@@ -6,6 +6,7 @@
 #include <ktl/list.h>
 #include <ktl/lock.h>
 #include <srpt/handles.h>
+#include <srpt/params.h>
 #include <srpt/registry.h>
 #include <srpt/target.h>
 
@@ -90,6 +91,11 @@ extern "C" int srpt_core_init(void)
 	srpt::registry_init();
 	attrib_init();
 	return 0;
+}
+
+extern "C" int srpt_core_start(void)
+{
+	return listen_rdma_cm(rdma_cm_port_param());
 }
 
 extern "C" void srpt_core_exit(void)

@@ -19,11 +19,18 @@ SRPT_ABI_BEGIN
 /* From module_init before anything else; from module_exit last. */
 SRPT_NODISCARD int srpt_core_init(void);
 void srpt_core_exit(void);
+/*
+ * From module_init once LIO and the IB client are registered: starts the
+ * RDMA/CM listener when rdma_cm_port asks for one. A negative errno fails
+ * the load.
+ */
+SRPT_NODISCARD int srpt_core_start(void);
 
 enum srpt_param {
 	SRPT_PARAM_MAX_REQ_SIZE,	/* srp_max_req_size */
 	SRPT_PARAM_SRQ_SIZE,		/* srpt_srq_size */
 	SRPT_PARAM_SERVICE_GUID,	/* srpt_service_guid */
+	SRPT_PARAM_RDMA_CM_PORT,	/* rdma_cm_port */
 	SRPT_PARAM_COUNT,
 };
 

@@ -20,8 +20,15 @@ constexpr u32 kMinSrqSize = 4;
 constexpr u32 kDefaultSrqSize = 4095;
 constexpr u32 kMaxSrqSize = 65535;
 
+/*
+ * rdma_cm_port: the RDMA/CM listener's port at load time (0: none), for
+ * what rtslib's saveconfig does not keep (discovery_auth/rdma_cm_port).
+ */
+constexpr u32 kMaxRdmaCmPort = 65535;
+
 u32 max_req_size();
 u32 srq_size();
+u32 rdma_cm_port_param();
 
 /*
  * The service GUID names this target (ioc_guid, id_ext, IB/CM service

@@ -75,5 +75,7 @@ private:
 
 /* Initialises the configfs attribute state; from srpt_core_init(). */
 void attrib_init();
+/* The RDMA/CM listener on @port (0: none), as discovery_auth/rdma_cm_port sets it. */
+[[nodiscard]] int listen_rdma_cm(u32 port);
 
 } // namespace srpt

@@ -24,6 +24,7 @@ TEST_F(Params, Defaults)
 	EXPECT_EQ("8276\n", get(SRPT_PARAM_MAX_REQ_SIZE));
 	EXPECT_EQ("4095\n", get(SRPT_PARAM_SRQ_SIZE));
 	EXPECT_EQ("0x0000000000000000\n", get(SRPT_PARAM_SERVICE_GUID));
+	EXPECT_EQ("0\n", get(SRPT_PARAM_RDMA_CM_PORT));
 	EXPECT_EQ(8276u, srpt::max_req_size());
 	EXPECT_EQ(4095u, srpt::srq_size());
 	EXPECT_EQ(0u, srpt::service_guid());
@@ -159,4 +160,62 @@ TEST_F(Params, ResetRestoresDefaults)
 	EXPECT_EQ("8276\n", get(SRPT_PARAM_MAX_REQ_SIZE));
 	EXPECT_EQ("4095\n", get(SRPT_PARAM_SRQ_SIZE));
 	EXPECT_EQ("0x0000000000000000\n", get(SRPT_PARAM_SERVICE_GUID));
+}
+
+TEST_F(Params, RdmaCmPortBounds)
+{
+	struct {
+		const char *val;
+		int ret;
+		const char *after;
+	} cases[] = {
+		{"5000", 0, "5000\n"},
+		{"65535", 0, "65535\n"},
+		{"65536", -ktl::kEINVAL, "65535\n"},
+		{"0x50", 0, "80\n"},
+		{"0", 0, "0\n"},
+		{"-1", -ktl::kEINVAL, "0\n"},
+		{"", -ktl::kEINVAL, "0\n"},
+		{"port", -ktl::kEINVAL, "0\n"},
+		{"4294972296", -ktl::kEINVAL, "0\n"},	/* 2^32 + 5000: no truncation */
+	};
+	for (const auto &c : cases) {
+		EXPECT_EQ(c.ret, srpt_core_param_set(SRPT_PARAM_RDMA_CM_PORT, c.val)) << c.val;
+		EXPECT_EQ(c.after, get(SRPT_PARAM_RDMA_CM_PORT)) << c.val;
+	}
+	EXPECT_EQ(5, fake::log_count("rdma_cm_port: invalid value", SRPT_LOG_ERR));
+	EXPECT_TRUE(fake::listen_calls().empty()) << "setting the parameter listens on nothing by itself";
+}
+
+/* srpt_core_start(): the listener the parameter asks for, as the configfs file shows it. */
+TEST_F(Params, StartListensOnTheParametersPort)
+{
+	char buf[16];
+
+	EXPECT_EQ(0, srpt_core_start());
+	EXPECT_TRUE(fake::listen_calls().empty()) << "rdma_cm_port 0: no listener";
+
+	ASSERT_EQ(0, srpt_core_param_set(SRPT_PARAM_RDMA_CM_PORT, "5555"));
+	EXPECT_EQ(0, srpt_core_start());
+	EXPECT_EQ(5555, fake::listening_port());
+	ASSERT_GT(srpt_core_rdma_cm_port_show(buf, sizeof(buf)), 0);
+	EXPECT_STREQ("5555\n", buf);
+	EXPECT_EQ(1, fake::log_count("RDMA/CM: listening for logins on port 5555", SRPT_LOG_INFO));
+	/* configfs moves it later; the parameter keeps saying what the load asked for. */
+	EXPECT_EQ(5, srpt_core_rdma_cm_port_store("6000\n", 5));
+	EXPECT_EQ(6000, fake::listening_port());
+	EXPECT_EQ("5555\n", get(SRPT_PARAM_RDMA_CM_PORT));
+}
+
+TEST_F(Params, StartFailsTheLoadWhenThePortIsTaken)
+{
+	ASSERT_EQ(0, srpt_core_param_set(SRPT_PARAM_RDMA_CM_PORT, "5555"));
+	fake::config().listen_error = -EADDRINUSE;
+	EXPECT_EQ(-EADDRINUSE, srpt_core_start());
+	EXPECT_EQ(1, fake::log_count("rdma_cm_port: listening on port 5555 failed (-98)", SRPT_LOG_ERR));
+	fake::config().listen_error = 0;
+	char buf[16];
+	ASSERT_GT(srpt_core_rdma_cm_port_show(buf, sizeof(buf)), 0);
+	EXPECT_STREQ("0\n", buf);
+	EXPECT_EQ(0, fake::listening_port());
 }
