@@ -193,16 +193,17 @@ file_has() {
 _vm_rxe_devs=()
 _vm_netdevs=()
 
-# setup_rxe [NAME [ADDR/PREFIX [NETDEV]]]: a dummy netdev with a guest-only
-# address and an rxe device on it, port 1 ACTIVE. MTU 9000 gives the RoCE
-# MTU 4096.
+# setup_rxe [NAME [ADDR/PREFIX [NETDEV [MAC]]]]: a dummy netdev with a
+# guest-only address and an rxe device on it, port 1 ACTIVE. MTU 9000 gives
+# the RoCE MTU 4096. A dummy's MAC (and so the GID) is random unless MAC
+# is given.
 setup_rxe() {
-	local name=${1:-rxe0} addr=${2:-10.200.0.1/24} netdev=${3:-srpt0}
+	local name=${1:-rxe0} addr=${2:-10.200.0.1/24} netdev=${3:-srpt0} mac=${4:-}
 	# No stray dummy0 from the dummy module.
 	echo 'options dummy numdummies=0' >/etc/modprobe.d/srpt-vm-dummy.conf
 	timeout "$SRPT_CMD_TIMEOUT" modprobe -a dummy rdma_rxe
 	_vm_netdevs+=("$netdev")
-	printf '%s\n' "link add $netdev type dummy" "link set $netdev mtu 9000" \
+	printf '%s\n' "link add $netdev ${mac:+address $mac }type dummy" "link set $netdev mtu 9000" \
 		"addr add $addr dev $netdev" "link set $netdev up" |
 		timeout "$SRPT_CMD_TIMEOUT" ip -batch -
 	_vm_rxe_devs+=("$name")
