@@ -1,10 +1,13 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
-# Module parameters: srp_max_req_size, srpt_srq_size and srpt_service_guid
-# read back their defaults (8276, 4095, the first device's node GUID);
+# Module parameters: srp_max_req_size, srpt_srq_size, srpt_service_guid
+# and rdma_cm_port read back their defaults (8276, 4095, the first
+# device's node GUID, 0: no RDMA/CM listener);
 # out-of-range or malformed values make the load fail with a clear kernel
 # log line and nothing loaded; valid non-default values (both ends of each
-# range, a service GUID with and without 0x) are taken and shown.
+# range, a service GUID with and without 0x) are taken and shown; an
+# rdma_cm_port starts the listener at load, as discovery_auth/rdma_cm_port
+# then shows.
 # vm-timeout: 400
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 . "$SRPT_ROOT/tests/vm/lib.sh"
@@ -19,6 +22,7 @@ load_srpt
 expect_attr "$params/srp_max_req_size" 8276
 expect_attr "$params/srpt_srq_size" 4095
 expect_attr "$params/srpt_service_guid" "0x$node_guid"
+expect_attr "$params/rdma_cm_port" 0
 expect_dmesg "ib_srpt: rxe0: added, 1 port, node GUID $node_guid, service GUID $node_guid\$"
 # Read-only once loaded.
 expect_attr_refused "$params/srpt_srq_size" 64 'Permission denied'
@@ -37,6 +41,9 @@ bad=(
 	"srpt_service_guid=xyz|srpt_service_guid: invalid value 'xyz': must be a 64-bit hexadecimal number"
 	"srpt_service_guid=0x|srpt_service_guid: invalid value '0x': must be a 64-bit hexadecimal number"
 	"srpt_service_guid=0x10000000000000000|srpt_service_guid: invalid value '0x10000000000000000': must be a 64-bit hexadecimal number"
+	"rdma_cm_port=65536|rdma_cm_port: invalid value '65536': must be 0\\.\\.65535"
+	"rdma_cm_port=-1|rdma_cm_port: invalid value '-1': must be 0\\.\\.65535"
+	"rdma_cm_port=srp|rdma_cm_port: invalid value 'srp': must be 0\\.\\.65535"
 )
 for b in "${bad[@]}"; do
 	arg=${b%%|*}
@@ -52,11 +59,16 @@ expect_ok test "$loads" = 1
 
 # Valid values at both ends of the ranges.
 klog_mark
-load_srpt srp_max_req_size=996 srpt_srq_size=65535 srpt_service_guid=0x1234
+load_srpt srp_max_req_size=996 srpt_srq_size=65535 srpt_service_guid=0x1234 rdma_cm_port=65535
 expect_attr "$params/srp_max_req_size" 996
 expect_attr "$params/srpt_srq_size" 65535
 expect_attr "$params/srpt_service_guid" 0x0000000000001234
+expect_attr "$params/rdma_cm_port" 65535
 expect_klog "ib_srpt: rxe0: added, 1 port, node GUID $node_guid, service GUID 0000000000001234\$"
+expect_klog "ib_srpt: RDMA/CM: listening for logins on port 65535\$"
+expect_ok mkdir "$SRPT_CFS"
+expect_attr "$SRPT_CFS/discovery_auth/rdma_cm_port" 65535
+expect_ok rmdir "$SRPT_CFS"
 expect_ok rmmod ib_srpt
 klog_mark
 load_srpt srp_max_req_size=65536 srpt_srq_size=4 srpt_service_guid=FEDCBA9876543210

@@ -20,7 +20,7 @@ expect_output "^filename: +/lib/modules/$kver_re/updates/ib_srpt\\.ko"
 expect_output '^version: +[0-9]+\.[0-9]+\.[0-9]+'
 expect_output '^description: +SCSI RDMA Protocol target'
 expect_output '^license: +GPL'
-for p in srp_max_req_size srpt_srq_size srpt_service_guid; do
+for p in srp_max_req_size srpt_srq_size srpt_service_guid rdma_cm_port; do
 	expect_output "^parm: +$p:[A-Z]"
 done
 
