@@ -202,23 +202,37 @@ constexpr const char *kRejectNames[] = {
 	"rejects_channel_limit_reached",
 };
 
+/* Calls @fn(nexus, channel) for each listed channel @match accepts. */
+template <typename List, typename Match, typename Fn>
+void for_each_channel(List &nexuses, Match match, Fn fn)
+{
+	for (Nexus *nexus : nexuses) {
+		for (Channel *ch : nexus->channels) {
+			if (match(ch))
+				fn(*nexus, ch);
+		}
+	}
+}
+
 /* Sums the listed channels @match accepts into @total; returns how many. */
 template <typename List, typename Match>
 u64 sum_channels(List &nexuses, Match match, Counters &total, u64 *credits, u64 *depth)
 {
 	u64 n = 0;
 
-	for (Nexus *nexus : nexuses) {
-		for (Channel *ch : nexus->channels) {
-			if (!match(ch))
-				continue;
-			n++;
-			ch->io().stats().fold_into(total);
-			*credits += static_cast<u64>(ktl::max(ch->io().credits().req_lim(), 0));
-			*depth += ch->io().in_flight();
-		}
-	}
+	for_each_channel(nexuses, match, [&](Nexus &, Channel *ch) {
+		n++;
+		ch->io().stats().fold_into(total);
+		*credits += static_cast<u64>(ktl::max(ch->io().credits().req_lim(), 0));
+		*depth += ch->io().in_flight();
+	});
 	return n;
+}
+
+/* The channels of @tpg's sessions opened as @initiator (a node ACL). */
+auto session_of(const Tpg *tpg, const char *initiator)
+{
+	return [=](Channel *ch) { return ch->tpg() == tpg && ktl::streq(ch->acl_name(), initiator); };
 }
 
 void format_live(u64 channels, const Counters &total, u64 credits, u64 depth, ktl::TextBuf &out)
@@ -271,10 +285,7 @@ void Logins::format_session_stats(const Tpg *tpg, const char *initiator, ktl::Te
 	{
 		ktl::MutexGuard guard(mutex_);
 
-		channels = sum_channels(
-			nexuses_,
-			[&](Channel *ch) { return ch->tpg() == tpg && ktl::streq(ch->acl_name(), initiator); },
-			total, &credits, &depth);
+		channels = sum_channels(nexuses_, session_of(tpg, initiator), total, &credits, &depth);
 	}
 	format_live(channels, total, credits, depth, out);
 }
@@ -311,20 +322,16 @@ const char *conn_state_name(ChState s)
 void Logins::format_session_info(const Tpg *tpg, const char *initiator, ktl::TextBuf &out)
 {
 	ktl::MutexGuard guard(mutex_);
-	auto match = [&](Channel *ch) { return ch->tpg() == tpg && ktl::streq(ch->acl_name(), initiator); };
+	const auto match = session_of(tpg, initiator);
 	const Nexus *first = nullptr;
 	bool live = false, opening = false;
 
-	for (Nexus *n : nexuses_) {
-		for (Channel *ch : n->channels) {
-			if (!match(ch))
-				continue;
-			if (!first)
-				first = n;
-			live |= ch->state() == ChState::kLive;
-			opening |= ch->state() == ChState::kConnecting;
-		}
-	}
+	for_each_channel(nexuses_, match, [&](Nexus &n, Channel *ch) {
+		if (!first)
+			first = &n;
+		live |= ch->state() == ChState::kLive;
+		opening |= ch->state() == ChState::kConnecting;
+	});
 	if (!first) {
 		out.put("No active SRP session for initiator ").put(initiator).put('\n');
 		return;
@@ -340,16 +347,12 @@ void Logins::format_session_info(const Tpg *tpg, const char *initiator, ktl::Tex
 		.put(live ? "LOGGED_IN" : opening ? "ACTIVE" : "FAILED")
 		.put('\n');
 	out.put("[Channel List]\n");
-	for (Nexus *n : nexuses_) {
-		for (Channel *ch : n->channels) {
-			if (!match(ch))
-				continue;
-			out.put("CID: ").dec(ch->cid).put("  Connection State: ").put(conn_state_name(ch->state()))
-				.put('\n');
-			out.put("   Address ").put(ch->name()).put(ch->cm() == SRPT_CM_IB ? " IB/CM" : " RDMA/CM")
-				.put('\n');
-		}
-	}
+	for_each_channel(nexuses_, match, [&](Nexus &, Channel *ch) {
+		out.put("CID: ").dec(ch->cid).put("  Connection State: ").put(conn_state_name(ch->state()))
+			.put('\n');
+		out.put("   Address ").put(ch->name()).put(ch->cm() == SRPT_CM_IB ? " IB/CM" : " RDMA/CM")
+			.put('\n');
+	});
 }
 
 } // namespace srpt
@@ -365,22 +368,29 @@ extern "C" srpt_ssize_t srpt_core_tport_stats_show(struct srpt_tport *tport, cha
 	return static_cast<srpt_ssize_t>(out.size());
 }
 
-extern "C" srpt_ssize_t srpt_core_nacl_stats_show(struct srpt_tpg *h, const char *initiator,
-						  char *page, srpt_size_t size)
+namespace {
+
+/* A node ACL's file: @format of @tpg's sessions opened as @initiator. */
+srpt_ssize_t show_sessions(struct srpt_tpg *h, const char *initiator, char *page, srpt_size_t size,
+			   void (Logins::*format)(const Tpg *, const char *, ktl::TextBuf &))
 {
 	ktl::TextBuf out(page, size);
 	Tpg *tpg = from_handle<Tpg>(h);
 
-	tpg->tport()->port()->logins().format_session_stats(tpg, initiator, out);
+	(tpg->tport()->port()->logins().*format)(tpg, initiator, out);
 	return static_cast<srpt_ssize_t>(out.size());
+}
+
+} // namespace
+
+extern "C" srpt_ssize_t srpt_core_nacl_stats_show(struct srpt_tpg *h, const char *initiator,
+						  char *page, srpt_size_t size)
+{
+	return show_sessions(h, initiator, page, size, &Logins::format_session_stats);
 }
 
 extern "C" srpt_ssize_t srpt_core_nacl_info_show(struct srpt_tpg *h, const char *initiator,
 						 char *page, srpt_size_t size)
 {
-	ktl::TextBuf out(page, size);
-	Tpg *tpg = from_handle<Tpg>(h);
-
-	tpg->tport()->port()->logins().format_session_info(tpg, initiator, out);
-	return static_cast<srpt_ssize_t>(out.size());
+	return show_sessions(h, initiator, page, size, &Logins::format_session_info);
 }
