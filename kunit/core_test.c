@@ -305,7 +305,7 @@ static void refresh_iwarp_has_no_management(struct kunit *test)
 
 	fp->attr.iwarp = 1;
 	fp->attr.ib_cm = 0;
-	fp->attr.link_layer = SRPT_LINK_ETHERNET;
+	fp->attr.link_ib = 0;
 	add_device(test, 1);
 	KUNIT_EXPECT_EQ(test, srpt_refresh_port(port_by_name(test, PORT1_GUID_NAME)), 0);
 	KUNIT_EXPECT_EQ(test, fp->query_calls, 2U);

@@ -23,7 +23,7 @@ void fake_ib_port_init(struct fake_ib_port *p, u64 prefix, u64 guid)
 {
 	memset(p, 0, sizeof(*p));
 	fake_ib_port_set_gid(p, prefix, guid);
-	p->attr.link_layer = SRPT_LINK_INFINIBAND;
+	p->attr.link_ib = 1;
 	p->attr.ib_cm = 1;
 	p->attr.active = 1;
 }

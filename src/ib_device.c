@@ -74,9 +74,8 @@ int srpt_os_port_query(struct srpt_os_device *os, u32 port_num,
 	attr->lid = pa.lid;
 	attr->sm_lid = pa.sm_lid;
 	memcpy(attr->gid, gid.raw, sizeof(attr->gid));
-	attr->link_layer =
-		rdma_port_get_link_layer(os->ib, port_num) == IB_LINK_LAYER_INFINIBAND ?
-		SRPT_LINK_INFINIBAND : SRPT_LINK_ETHERNET;
+	attr->link_ib = rdma_port_get_link_layer(os->ib, port_num) ==
+			IB_LINK_LAYER_INFINIBAND;
 	attr->iwarp = rdma_protocol_iwarp(os->ib, port_num);
 	attr->ib_cm = rdma_cap_ib_cm(os->ib, port_num);
 	attr->active = pa.state == IB_PORT_ACTIVE;

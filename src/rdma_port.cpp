@@ -56,7 +56,7 @@ int RdmaPort::refresh()
 	__builtin_memcpy(c.gid.raw, attr.gid, sizeof(c.gid.raw));
 	format_guid_name(c.gid, &c.guid_name);
 	format_gid_name(c.gid, &c.gid_name);
-	c.link_ib = attr.link_layer == SRPT_LINK_INFINIBAND;
+	c.link_ib = attr.link_ib != 0;
 	c.iwarp = attr.iwarp != 0;
 	c.ib_cm = attr.ib_cm != 0;
 	c.valid = true;

@@ -19,11 +19,7 @@ SRPT_ABI_BEGIN
 /* From module_init before anything else; from module_exit last. */
 SRPT_NODISCARD int srpt_core_init(void);
 void srpt_core_exit(void);
-/*
- * From module_init once LIO and the IB client are registered: starts the
- * RDMA/CM listener when rdma_cm_port asks for one. A negative errno fails
- * the load.
- */
+/* Once LIO and the IB client are registered: the listener rdma_cm_port names. */
 SRPT_NODISCARD int srpt_core_start(void);
 
 enum srpt_param {
@@ -56,16 +52,11 @@ struct srpt_device_info {
 	srpt_u32 max_send_sge;
 };
 
-enum srpt_link_layer {
-	SRPT_LINK_INFINIBAND = 1,
-	SRPT_LINK_ETHERNET = 2,
-};
-
 struct srpt_port_attr {
 	srpt_u32 lid;
 	srpt_u32 sm_lid;
 	srpt_u8 gid[16];		/* GID index 0, network byte order */
-	srpt_u8 link_layer;		/* enum srpt_link_layer */
+	srpt_u8 link_ib;		/* InfiniBand, not Ethernet (RoCE, iWARP) */
 	srpt_u8 iwarp;			/* no IB management on iWARP ports */
 	srpt_u8 ib_cm;			/* the port has IB/CM: InfiniBand and RoCE */
 	srpt_u8 active;			/* port state is ACTIVE */
@@ -167,15 +158,11 @@ srpt_ssize_t srpt_core_objects_show(char *buf, srpt_size_t size);
 /* Validates a node ACL name: 0 or -EINVAL. */
 SRPT_NODISCARD int srpt_core_nacl_init(const char *name);
 /*
- * 0 if the @len bytes at @name are an IPv4/IPv6 address as
- * inet_pton_with_scope() reads it (a "%scope" names an interface of
- * init_net or is a number), else -EINVAL.
+ * 0 if the @len bytes at @name are an IPv4/IPv6 address as inet_pton_with_scope()
+ * reads it (a "%scope" names an interface of init_net or is a number), else -EINVAL.
  */
 SRPT_NODISCARD int srpt_os_inet_pton(const char *name, srpt_size_t len);
-/*
- * Replaces the RDMA/CM listener by one on TCP-space @port (IPv6 any, else
- * IPv4 any); 0 stops it. On failure the previous listener stays.
- */
+/* The RDMA/CM listener, on TCP-space @port (IPv6 any, else IPv4 any), 0: none; kept on failure. */
 SRPT_NODISCARD int srpt_os_rdma_cm_listen(srpt_u16 port);
 
 /* ---- Logins and channels: one connection (QP) of an initiator ---- */

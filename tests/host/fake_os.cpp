@@ -1250,7 +1250,7 @@ std::unique_ptr<Device> make_device(const std::string &name, unsigned ports,
 		a.lid = 0x10 + i;
 		a.sm_lid = 1;
 		default_gid(node_guid, i, a.gid);
-		a.link_layer = SRPT_LINK_INFINIBAND;
+		a.link_ib = 1;
 		a.iwarp = 0;
 		a.ib_cm = 1;
 		a.active = 1;

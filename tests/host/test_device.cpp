@@ -258,7 +258,7 @@ TEST_F(Devices, IwarpPortsHaveNoManagement)
 	for (unsigned n = 1; n <= 2; n++) {
 		d.port(n).attr.iwarp = 1;
 		d.port(n).attr.ib_cm = 0;
-		d.port(n).attr.link_layer = SRPT_LINK_ETHERNET;
+		d.port(n).attr.link_ib = 0;
 		d.port(n).attr.lid = 0;
 		d.port(n).attr.sm_lid = 0;
 	}
@@ -282,7 +282,7 @@ TEST_F(Devices, IwarpPortsHaveNoManagement)
 TEST_F(Devices, RoceIsLoggedAsRoce)
 {
 	fake::Device &d = make_device("rxe0", 1, 0x5054000000000000ull);
-	d.port(1).attr.link_layer = SRPT_LINK_ETHERNET;
+	d.port(1).attr.link_ib = 0;
 	ASSERT_EQ(0, fake::add(d));
 	EXPECT_FALSE(port_of(d, 1)->cache().link_ib);
 	EXPECT_EQ(1, fake::log_count("(RoCE)"));
