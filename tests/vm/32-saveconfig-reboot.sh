@@ -34,6 +34,12 @@ expect_ok mount --bind "$stage" "/lib/modules/$kver"
 # modprobe (the kernel's, for configfs, and rtslib's) finds ours in updates/.
 allow_intree_srpt
 lio_db_root
+if [ "$SRPT_VM_BOOT" = 1 ]; then
+	mkdir -p "$persist"
+	echo "options ib_srpt rdma_cm_port=$port" >"$conf"
+	# targetcli loads meanwhile.
+	tcli_start
+fi
 setup_rxe rxe0 10.200.0.1/24 srpt0 "$mac"
 gid=$(rxe_gid rxe0)
 load_scsi_initiator_bits
@@ -57,8 +63,6 @@ expect_ours_listening() {
 }
 
 if [ "$SRPT_VM_BOOT" = 1 ]; then
-	mkdir -p "$persist"
-	echo "options ib_srpt rdma_cm_port=$port" >"$conf"
 	# targetcli's first use of /srpt makes the kernel load the fabric.
 	expect_ok tcli "/backstores/fileio create lun0 $persist/lun0.img 16M" \
 		"/srpt create ib.$gid" \
