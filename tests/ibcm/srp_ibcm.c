@@ -52,6 +52,7 @@
 #include <rdma/ib_cm.h>
 #include <rdma/ib_sa.h>
 #include <rdma/ib_verbs.h>
+#include <scsi/srp.h>
 
 #define IBCM_NAME_LEN		32
 #define IBCM_RESULT_LEN		256
@@ -67,22 +68,15 @@
 /* RDMA/CM's packet lifetime on RoCE (CMA_IBOE_PACKET_LIFETIME). */
 #define IBCM_PACKET_LIFETIME	18
 
-/* SRP r16a: opcodes and the byte offsets used here (all big endian). */
-#define SRP_OP_LOGIN_REQ	0x00
-#define SRP_OP_CMD		0x02
-#define SRP_OP_LOGIN_RSP	0xc0
-#define SRP_OP_RSP		0xc1
-#define SRP_OP_LOGIN_REJ	0xc2
-#define SRP_LOGIN_REQ_SIZE	64
-#define SRP_LOGIN_RSP_SIZE	52
-#define SRP_LOGIN_REJ_SIZE	32
-#define SRP_CMD_SIZE		48
-#define SRP_DESC_SIZE		16
-#define SRP_RSP_SIZE		36
-#define SRP_BUF_FMT_DIRECT	0x0002
-#define SRP_BUF_FMT_INDIRECT	0x0004
-#define SRP_DESC_DIRECT		1
-#define SRP_RSP_DIUNDER		0x20
+/* The sizes SRP r16a gives its IUs; <scsi/srp.h>'s structures match them. */
+static_assert(sizeof(struct srp_login_req) == 64);
+static_assert(sizeof(struct srp_login_rsp) == 52);
+static_assert(sizeof(struct srp_login_rej) == 32);
+static_assert(sizeof(struct srp_cmd) == 48);
+static_assert(sizeof(struct srp_direct_buf) == 16);
+static_assert(sizeof(struct srp_rsp) == 36);
+/* SRP_LOGIN_RSP's MULTI-CHANNEL RESULT (SRP_LOGIN_RSP_MULTICHAN_*). */
+#define IBCM_MULTICHAN_RESULT	0x3
 
 enum ibcm_state {
 	IBCM_CONNECTING,
@@ -113,7 +107,7 @@ struct ibcm_chan {
 	bool qp_init;
 	struct ib_cm_id *cm;
 	struct sa_path_rec path;
-	u8 login_req[SRP_LOGIN_REQ_SIZE];
+	struct srp_login_req login_req;
 
 	/* The CM handler's results, under @lock. */
 	spinlock_t lock;
@@ -137,7 +131,7 @@ struct ibcm_chan {
 	struct ibcm_rx rx[IBCM_RX_COUNT];
 	struct completion rx_done;
 	u64 cur_tag;
-	u8 rsp[IBCM_RX_SIZE];
+	u8 rsp[IBCM_RX_SIZE] __aligned(8);
 	u32 rsp_len;
 	void *data;
 	u64 data_dma;
@@ -208,25 +202,25 @@ static void ibcm_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 {
 	struct ibcm_rx *rx = container_of(wc->wr_cqe, struct ibcm_rx, cqe);
 	struct ibcm_chan *ch = rx->ch;
-	const u8 *iu = rx->buf;
+	const struct srp_rsp *iu = rx->buf;
 	int ret;
 
 	if (wc->status != IB_WC_SUCCESS) {
 		if (wc->status != IB_WC_WR_FLUSH_ERR)
-			pr_info("%s: receive failed: %s\n", ch->name,
+			pr_warn("%s: receive failed: %s\n", ch->name,
 				ib_wc_status_msg(wc->status));
 		return;
 	}
 	ib_dma_sync_single_for_cpu(ch->ib, rx->dma, IBCM_RX_SIZE,
 				   DMA_FROM_DEVICE);
-	if (wc->byte_len >= SRP_RSP_SIZE && iu[0] == SRP_OP_RSP &&
-	    get_unaligned_be64(iu + 8) == ch->cur_tag) {
+	if (wc->byte_len >= sizeof(*iu) && iu->opcode == SRP_RSP &&
+	    get_unaligned(&iu->tag) == ch->cur_tag) {
 		ch->rsp_len = min_t(u32, wc->byte_len, sizeof(ch->rsp));
 		memcpy(ch->rsp, iu, ch->rsp_len);
 		complete(&ch->rx_done);
 	} else {
-		pr_info("%s: ignored an IU of %u bytes, opcode %#x\n", ch->name,
-			wc->byte_len, wc->byte_len ? iu[0] : 0);
+		pr_warn("%s: ignored an IU of %u bytes, opcode %#x\n", ch->name,
+			wc->byte_len, wc->byte_len ? iu->opcode : 0);
 	}
 	ib_dma_sync_single_for_device(ch->ib, rx->dma, IBCM_RX_SIZE,
 				      DMA_FROM_DEVICE);
@@ -238,7 +232,7 @@ static void ibcm_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 	ret = ch->closing ? 0 : ibcm_post_recv(rx);
 	spin_unlock_bh(&ch->lock);
 	if (ret)
-		pr_info("%s: reposting a receive failed (%d)\n", ch->name, ret);
+		pr_warn("%s: reposting a receive failed (%d)\n", ch->name, ret);
 }
 
 /* ---- The CM ---- */
@@ -263,14 +257,15 @@ static int ibcm_modify_qp(struct ibcm_chan *ch, enum ib_qp_state state)
 	return ib_modify_qp(ch->qp, &attr, mask);
 }
 
-static void ibcm_rep_received(struct ibcm_chan *ch, const u8 *rsp)
+static void ibcm_rep_received(struct ibcm_chan *ch,
+			      const struct srp_login_rsp *rsp)
 {
 	int ret;
 
-	if (rsp[0] != SRP_OP_LOGIN_RSP) {
+	if (rsp->opcode != SRP_LOGIN_RSP) {
 		ib_send_cm_rej(ch->cm, IB_CM_REJ_CONSUMER_DEFINED, NULL, 0,
 			       NULL, 0);
-		ibcm_cm_fail(ch, "the REP carries no SRP_LOGIN_RSP", rsp[0]);
+		ibcm_cm_fail(ch, "the REP carries no SRP_LOGIN_RSP", rsp->opcode);
 		return;
 	}
 	ret = ibcm_modify_qp(ch, IB_QPS_RTR);
@@ -293,10 +288,10 @@ static void ibcm_rep_received(struct ibcm_chan *ch, const u8 *rsp)
 		return;
 	}
 	spin_lock_bh(&ch->lock);
-	ch->req_lim = get_unaligned_be32(rsp + 4);
-	ch->max_it_iu_len = get_unaligned_be32(rsp + 16);
-	ch->max_ti_iu_len = get_unaligned_be32(rsp + 20);
-	ch->rsp_flags = rsp[26];
+	ch->req_lim = get_unaligned_be32(&rsp->req_lim_delta);
+	ch->max_it_iu_len = get_unaligned_be32(&rsp->max_it_iu_len);
+	ch->max_ti_iu_len = get_unaligned_be32(&rsp->max_ti_iu_len);
+	ch->rsp_flags = rsp->rsp_flags;
 	ch->state = IBCM_LIVE;
 	spin_unlock_bh(&ch->lock);
 	complete(&ch->cm_done);
@@ -305,7 +300,7 @@ static void ibcm_rep_received(struct ibcm_chan *ch, const u8 *rsp)
 static void ibcm_rej_received(struct ibcm_chan *ch,
 			      const struct ib_cm_event *event)
 {
-	const u8 *rej = event->private_data;
+	const struct srp_login_rej *rej = event->private_data;
 
 	spin_lock_bh(&ch->lock);
 	if (ch->state != IBCM_CONNECTING) {
@@ -315,8 +310,8 @@ static void ibcm_rej_received(struct ibcm_chan *ch,
 	ch->state = IBCM_REJECTED;
 	ch->cm_rej_reason = event->param.rej_rcvd.reason;
 	if (ch->cm_rej_reason == IB_CM_REJ_CONSUMER_DEFINED && rej &&
-	    rej[0] == SRP_OP_LOGIN_REJ)
-		ch->rej_reason = get_unaligned_be32(rej + 4);
+	    rej->opcode == SRP_LOGIN_REJ)
+		ch->rej_reason = get_unaligned_be32(&rej->reason);
 	spin_unlock_bh(&ch->lock);
 	complete(&ch->cm_done);
 }
@@ -344,7 +339,7 @@ static int ibcm_cm_handler(struct ib_cm_id *cm_id,
 		spin_unlock_bh(&ch->lock);
 		pr_info("%s: DREQ received\n", ch->name);
 		if (ib_send_cm_drep(cm_id, NULL, 0))
-			pr_info("%s: sending the DREP failed\n", ch->name);
+			pr_warn("%s: sending the DREP failed\n", ch->name);
 		break;
 	case IB_CM_DREP_RECEIVED:
 	case IB_CM_DREQ_ERROR:
@@ -354,7 +349,7 @@ static int ibcm_cm_handler(struct ib_cm_id *cm_id,
 	case IB_CM_MRA_RECEIVED:
 		break;
 	default:
-		pr_info("%s: CM event %d\n", ch->name, event->event);
+		pr_warn("%s: CM event %d\n", ch->name, event->event);
 		break;
 	}
 	return 0;
@@ -413,7 +408,7 @@ static void ibcm_logout(struct ibcm_chan *ch)
 	spin_unlock_bh(&ch->lock);
 	if (send_dreq && !ib_send_cm_dreq(ch->cm, NULL, 0) &&
 	    !wait_for_completion_timeout(&ch->disc_done, IBCM_DISC_WAIT))
-		pr_info("%s: no DREP within %d s\n", ch->name,
+		pr_warn("%s: no DREP within %d s\n", ch->name,
 			IBCM_DISC_WAIT / HZ);
 	ibcm_destroy(ch);
 }
@@ -578,11 +573,11 @@ static void ibcm_login(const struct ibcm_login_args *a)
 		.retry_count = 7,
 		.rnr_retry_count = 7,
 		.max_cm_retries = 4,
-		.private_data_len = SRP_LOGIN_REQ_SIZE,
+		.private_data_len = sizeof(struct srp_login_req),
 	};
+	struct srp_login_req *r;
 	struct ibcm_chan *ch;
 	struct ibcm_dev *d;
-	u8 *r;
 	int ret;
 
 	if (ibcm_find_chan(a->name)) {
@@ -645,24 +640,28 @@ static void ibcm_login(const struct ibcm_login_args *a)
 		goto fail;
 	}
 
-	/* SRP_LOGIN_REQ, IB/CM form (SRP r16a table 9). */
-	r = ch->login_req;
-	r[0] = SRP_OP_LOGIN_REQ;
-	put_unaligned_be64(0, r + 8);
-	put_unaligned_be32(a->it_iu_len, r + 16);
-	put_unaligned_be16(SRP_BUF_FMT_DIRECT | SRP_BUF_FMT_INDIRECT, r + 24);
-	r[26] = a->multi ? 1 : 0;
-	put_unaligned_be64(a->initiator_ext, r + 32);
-	memcpy(r + 40, &ch->sgid_attr->gid.raw[8], 8);
-	put_unaligned_be64(a->id_ext, r + 48);
-	put_unaligned_be64(a->ioc_guid, r + 56);
+	/*
+	 * SRP_LOGIN_REQ, IB/CM form (SRP r16a table 9): the initiator port
+	 * id is initiator_ext and the port's GUID (the GID's interface id),
+	 * the target port id is id_ext and ioc_guid.
+	 */
+	r = &ch->login_req;
+	r->opcode = SRP_LOGIN_REQ;
+	put_unaligned_be32(a->it_iu_len, &r->req_it_iu_len);
+	put_unaligned_be16(SRP_BUF_FORMAT_DIRECT | SRP_BUF_FORMAT_INDIRECT,
+			   &r->req_buf_fmt);
+	r->req_flags = a->multi ? SRP_MULTICHAN_MULTI : SRP_MULTICHAN_SINGLE;
+	put_unaligned_be64(a->initiator_ext, r->initiator_port_id);
+	memcpy(r->initiator_port_id + 8, &ch->sgid_attr->gid.raw[8], 8);
+	put_unaligned_be64(a->id_ext, r->target_port_id);
+	put_unaligned_be64(a->ioc_guid, r->target_port_id + 8);
 
 	req.primary_path = &ch->path;
 	req.ppath_sgid_attr = ch->sgid_attr;
 	req.service_id = cpu_to_be64(a->service_id);
 	req.qp_num = ch->qp->qp_num;
 	req.starting_psn = get_random_u32() & 0xffffff;
-	req.private_data = ch->login_req;
+	req.private_data = &ch->login_req;
 	ret = ib_send_cm_req(ch->cm, &req);
 	if (ret) {
 		ibcm_set_result("%s error: ib_send_cm_req failed (%d)", a->name,
@@ -679,7 +678,7 @@ static void ibcm_login(const struct ibcm_login_args *a)
 	case IBCM_DISCONNECTED:	/* a DREQ right after the RTU */
 		ibcm_set_result("%s logged in max_it_iu_len=%u max_ti_iu_len=%u req_lim=%u multichannel_result=%u",
 				a->name, ch->max_it_iu_len, ch->max_ti_iu_len,
-				ch->req_lim, ch->rsp_flags & 3);
+				ch->req_lim, ch->rsp_flags & IBCM_MULTICHAN_RESULT);
 		list_add_tail(&ch->list, &ibcm_chans);
 		return;
 	case IBCM_REJECTED:
@@ -710,10 +709,11 @@ static int ibcm_exec(struct ibcm_chan *ch, const u8 *cdb, int cdb_len,
 		     enum dma_data_direction dir, u32 len, u8 *status,
 		     u32 *resid, const char **why)
 {
-	u8 *c = ch->tx;
+	struct srp_cmd *c = ch->tx;
+	struct srp_direct_buf *desc = (struct srp_direct_buf *)c->add_data;
 	struct ib_sge sge = {
 		.addr = ch->tx_dma,
-		.length = SRP_CMD_SIZE + SRP_DESC_SIZE,
+		.length = sizeof(*c) + sizeof(*desc),
 		.lkey = ch->pd->local_dma_lkey,
 	};
 	struct ib_send_wr wr = {
@@ -723,7 +723,7 @@ static int ibcm_exec(struct ibcm_chan *ch, const u8 *cdb, int cdb_len,
 		.opcode = IB_WR_SEND,
 		.send_flags = IB_SEND_SIGNALED,
 	};
-	const u8 *rsp = ch->rsp;
+	const struct srp_rsp *rsp = (const struct srp_rsp *)ch->rsp;
 	u32 sense_len, resp_len;
 	int ret;
 
@@ -736,18 +736,19 @@ static int ibcm_exec(struct ibcm_chan *ch, const u8 *cdb, int cdb_len,
 		return -EAGAIN;
 	}
 	ch->cur_tag = ch->next_tag++;
-	memset(c, 0, SRP_CMD_SIZE + SRP_DESC_SIZE);
-	c[0] = SRP_OP_CMD;
+	/* LUN 0, task attribute SIMPLE (0): left zero. */
+	memset(c, 0, sizeof(*c) + sizeof(*desc));
+	c->opcode = SRP_CMD;
+	/* DATA-OUT BUFFER DESCRIPTOR FORMAT in the high nibble. */
 	if (dir == DMA_TO_DEVICE)
-		c[5] = SRP_DESC_DIRECT << 4;
+		c->buf_fmt = SRP_DATA_DESC_DIRECT << 4;
 	else if (dir == DMA_FROM_DEVICE)
-		c[5] = SRP_DESC_DIRECT;
-	put_unaligned_be64(ch->cur_tag, c + 8);
-	/* LUN 0 at bytes 20..27, task attribute SIMPLE (0) at 29. */
-	memcpy(c + 32, cdb, cdb_len);
-	put_unaligned_be64(ch->data_dma, c + SRP_CMD_SIZE);
-	put_unaligned_be32(ch->pd->unsafe_global_rkey, c + SRP_CMD_SIZE + 8);
-	put_unaligned_be32(len, c + SRP_CMD_SIZE + 12);
+		c->buf_fmt = SRP_DATA_DESC_DIRECT;
+	c->tag = ch->cur_tag;
+	memcpy(c->cdb, cdb, cdb_len);
+	put_unaligned_be64(ch->data_dma, &desc->va);
+	put_unaligned_be32(ch->pd->unsafe_global_rkey, &desc->key);
+	put_unaligned_be32(len, &desc->len);
 	ib_dma_sync_single_for_device(ch->ib, ch->tx_dma, IBCM_TX_SIZE,
 				      DMA_TO_DEVICE);
 	ib_dma_sync_single_for_device(ch->ib, ch->data_dma, IBCM_DATA_SIZE,
@@ -772,14 +773,15 @@ static int ibcm_exec(struct ibcm_chan *ch, const u8 *cdb, int cdb_len,
 		*why = "sending the SRP_CMD failed";
 		return -EIO;
 	}
-	ch->req_lim += get_unaligned_be32(rsp + 4);
-	*status = rsp[19];
-	*resid = rsp[18] & SRP_RSP_DIUNDER ? get_unaligned_be32(rsp + 24) : 0;
-	sense_len = get_unaligned_be32(rsp + 28);
-	resp_len = get_unaligned_be32(rsp + 32);
+	ch->req_lim += get_unaligned_be32(&rsp->req_lim_delta);
+	*status = rsp->status;
+	*resid = rsp->flags & SRP_RSP_FLAG_DIUNDER ?
+		 get_unaligned_be32(&rsp->data_in_res_cnt) : 0;
+	sense_len = get_unaligned_be32(&rsp->sense_data_len);
+	resp_len = get_unaligned_be32(&rsp->resp_data_len);
 	if (*status && sense_len >= 14 &&
-	    SRP_RSP_SIZE + resp_len + 14 <= ch->rsp_len) {
-		const u8 *s = rsp + SRP_RSP_SIZE + resp_len;
+	    sizeof(*rsp) + resp_len + 14 <= ch->rsp_len) {
+		const u8 *s = rsp->data + resp_len;
 
 		pr_info("%s: opcode %#x: status %#x, sense key %#x asc %#x ascq %#x\n",
 			ch->name, cdb[0], *status, s[2] & 0xf, s[12], s[13]);
@@ -897,6 +899,15 @@ static int ibcm_parse_hex(const char *v, u8 *out, size_t len)
 	return hex2bin(out, v, len);
 }
 
+/* The arguments a login must have. */
+#define IBCM_ARG_DEV		BIT(0)
+#define IBCM_ARG_DGID		BIT(1)
+#define IBCM_ARG_SERVICE_ID	BIT(2)
+#define IBCM_ARG_ID_EXT		BIT(3)
+#define IBCM_ARG_IOC_GUID	BIT(4)
+#define IBCM_ARGS_REQUIRED	(IBCM_ARG_DEV | IBCM_ARG_DGID | IBCM_ARG_SERVICE_ID | \
+				 IBCM_ARG_ID_EXT | IBCM_ARG_IOC_GUID)
+
 static int ibcm_parse_login(char *args, struct ibcm_login_args *a)
 {
 	unsigned int have = 0;
@@ -914,21 +925,21 @@ static int ibcm_parse_login(char *args, struct ibcm_login_args *a)
 		*v++ = '\0';
 		if (!strcmp(tok, "dev")) {
 			ret = strscpy(a->dev, v, sizeof(a->dev)) < 0 ? -EINVAL : 0;
-			have |= 1;
+			have |= IBCM_ARG_DEV;
 		} else if (!strcmp(tok, "port")) {
 			ret = kstrtou32(v, 0, &a->port);
 		} else if (!strcmp(tok, "dgid")) {
 			ret = ibcm_parse_hex(v, a->dgid, sizeof(a->dgid));
-			have |= 2;
+			have |= IBCM_ARG_DGID;
 		} else if (!strcmp(tok, "service_id")) {
 			ret = kstrtou64(v, 16, &a->service_id);
-			have |= 4;
+			have |= IBCM_ARG_SERVICE_ID;
 		} else if (!strcmp(tok, "id_ext")) {
 			ret = kstrtou64(v, 16, &a->id_ext);
-			have |= 8;
+			have |= IBCM_ARG_ID_EXT;
 		} else if (!strcmp(tok, "ioc_guid")) {
 			ret = kstrtou64(v, 16, &a->ioc_guid);
-			have |= 16;
+			have |= IBCM_ARG_IOC_GUID;
 		} else if (!strcmp(tok, "initiator_ext")) {
 			ret = kstrtou64(v, 16, &a->initiator_ext);
 		} else if (!strcmp(tok, "it_iu_len")) {
@@ -945,7 +956,7 @@ static int ibcm_parse_login(char *args, struct ibcm_login_args *a)
 		if (ret)
 			return ret;
 	}
-	return have == 31 ? 0 : -EINVAL;
+	return have == IBCM_ARGS_REQUIRED ? 0 : -EINVAL;
 }
 
 static int ibcm_command(char *cmd)
