@@ -777,10 +777,18 @@ static int ibcm_exec(struct ibcm_chan *ch, const u8 *cdb, int cdb_len,
 	*status = rsp->status;
 	*resid = rsp->flags & SRP_RSP_FLAG_DIUNDER ?
 		 get_unaligned_be32(&rsp->data_in_res_cnt) : 0;
-	sense_len = get_unaligned_be32(&rsp->sense_data_len);
-	resp_len = get_unaligned_be32(&rsp->resp_data_len);
-	if (*status && sense_len >= 14 &&
-	    sizeof(*rsp) + resp_len + 14 <= ch->rsp_len) {
+	/*
+	 * The sense data follow the response data. Both lengths come from
+	 * the wire: they are checked against what arrived by subtraction,
+	 * never summed (a sum of u32s wraps). Sense key, ASC and ASCQ need
+	 * the first 14 bytes of fixed-format sense data.
+	 */
+	sense_len = rsp->flags & SRP_RSP_FLAG_SNSVALID ?
+		    get_unaligned_be32(&rsp->sense_data_len) : 0;
+	resp_len = rsp->flags & SRP_RSP_FLAG_RSPVALID ?
+		   get_unaligned_be32(&rsp->resp_data_len) : 0;
+	if (*status && sense_len >= 14 && ch->rsp_len >= sizeof(*rsp) + 14 &&
+	    resp_len <= ch->rsp_len - sizeof(*rsp) - 14) {
 		const u8 *s = rsp->data + resp_len;
 
 		pr_info("%s: opcode %#x: status %#x, sense key %#x asc %#x ascq %#x\n",
