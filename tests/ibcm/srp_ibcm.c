@@ -88,11 +88,17 @@ enum ibcm_state {
 
 struct ibcm_chan;
 
+/* A kmalloc'ed buffer and its DMA mapping, if it was mapped. */
+struct ibcm_buf {
+	void *cpu;
+	u64 dma;
+	bool mapped;
+};
+
 struct ibcm_rx {
 	struct ib_cqe cqe;
 	struct ibcm_chan *ch;
-	void *buf;
-	u64 dma;
+	struct ibcm_buf iu;
 };
 
 struct ibcm_chan {
@@ -123,8 +129,7 @@ struct ibcm_chan {
 	struct completion disc_done;	/* DREP, DREQ error or timewait exit */
 
 	/* Information units and data. */
-	void *tx;
-	u64 tx_dma;
+	struct ibcm_buf tx;
 	struct ib_cqe tx_cqe;
 	struct completion tx_done;
 	int tx_status;
@@ -133,9 +138,8 @@ struct ibcm_chan {
 	u64 cur_tag;
 	u8 rsp[IBCM_RX_SIZE] __aligned(8);
 	u32 rsp_len;
-	void *data;
-	u64 data_dma;
-	bool broken;			/* a command timed out */
+	struct ibcm_buf data;
+	bool broken;			/* a command timed out or failed */
 	u64 next_tag;
 	u8 seq;
 };
@@ -185,7 +189,7 @@ static void ibcm_tx_done(struct ib_cq *cq, struct ib_wc *wc)
 static int ibcm_post_recv(struct ibcm_rx *rx)
 {
 	struct ib_sge sge = {
-		.addr = rx->dma,
+		.addr = rx->iu.dma,
 		.length = IBCM_RX_SIZE,
 		.lkey = rx->ch->pd->local_dma_lkey,
 	};
@@ -202,7 +206,7 @@ static void ibcm_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 {
 	struct ibcm_rx *rx = container_of(wc->wr_cqe, struct ibcm_rx, cqe);
 	struct ibcm_chan *ch = rx->ch;
-	const struct srp_rsp *iu = rx->buf;
+	const struct srp_rsp *iu = rx->iu.cpu;
 	int ret;
 
 	if (wc->status != IB_WC_SUCCESS) {
@@ -211,7 +215,7 @@ static void ibcm_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 				ib_wc_status_msg(wc->status));
 		return;
 	}
-	ib_dma_sync_single_for_cpu(ch->ib, rx->dma, IBCM_RX_SIZE,
+	ib_dma_sync_single_for_cpu(ch->ib, rx->iu.dma, IBCM_RX_SIZE,
 				   DMA_FROM_DEVICE);
 	if (wc->byte_len >= sizeof(*iu) && iu->opcode == SRP_RSP &&
 	    get_unaligned(&iu->tag) == ch->cur_tag) {
@@ -222,7 +226,7 @@ static void ibcm_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 		pr_warn("%s: ignored an IU of %u bytes, opcode %#x\n", ch->name,
 			wc->byte_len, wc->byte_len ? iu->opcode : 0);
 	}
-	ib_dma_sync_single_for_device(ch->ib, rx->dma, IBCM_RX_SIZE,
+	ib_dma_sync_single_for_device(ch->ib, rx->iu.dma, IBCM_RX_SIZE,
 				      DMA_FROM_DEVICE);
 	/*
 	 * Reposted under the lock: once the teardown has set closing, no
@@ -257,29 +261,38 @@ static int ibcm_modify_qp(struct ibcm_chan *ch, enum ib_qp_state state)
 	return ib_modify_qp(ch->qp, &attr, mask);
 }
 
+/* A REP that cannot make a channel: the CM REJ, then the failed login. */
+static void ibcm_rep_refuse(struct ibcm_chan *ch, const char *why, int err)
+{
+	ib_send_cm_rej(ch->cm, IB_CM_REJ_CONSUMER_DEFINED, NULL, 0, NULL, 0);
+	ibcm_cm_fail(ch, why, err);
+}
+
 static void ibcm_rep_received(struct ibcm_chan *ch,
 			      const struct srp_login_rsp *rsp)
 {
+	u32 max_ti_iu_len = get_unaligned_be32(&rsp->max_ti_iu_len);
 	int ret;
 
 	if (rsp->opcode != SRP_LOGIN_RSP) {
-		ib_send_cm_rej(ch->cm, IB_CM_REJ_CONSUMER_DEFINED, NULL, 0,
-			       NULL, 0);
-		ibcm_cm_fail(ch, "the REP carries no SRP_LOGIN_RSP", rsp->opcode);
+		ibcm_rep_refuse(ch, "the REP carries no SRP_LOGIN_RSP",
+				rsp->opcode);
+		return;
+	}
+	/* A response longer than a receive buffer could never arrive. */
+	if (max_ti_iu_len > IBCM_RX_SIZE) {
+		ibcm_rep_refuse(ch, "max_ti_iu_len beyond the receive buffer",
+				max_ti_iu_len);
 		return;
 	}
 	ret = ibcm_modify_qp(ch, IB_QPS_RTR);
 	if (ret) {
-		ib_send_cm_rej(ch->cm, IB_CM_REJ_CONSUMER_DEFINED, NULL, 0,
-			       NULL, 0);
-		ibcm_cm_fail(ch, "QP to RTR failed", ret);
+		ibcm_rep_refuse(ch, "QP to RTR failed", ret);
 		return;
 	}
 	ret = ibcm_modify_qp(ch, IB_QPS_RTS);
 	if (ret) {
-		ib_send_cm_rej(ch->cm, IB_CM_REJ_CONSUMER_DEFINED, NULL, 0,
-			       NULL, 0);
-		ibcm_cm_fail(ch, "QP to RTS failed", ret);
+		ibcm_rep_refuse(ch, "QP to RTS failed", ret);
 		return;
 	}
 	ret = ib_send_cm_rtu(ch->cm, NULL, 0);
@@ -290,7 +303,7 @@ static void ibcm_rep_received(struct ibcm_chan *ch,
 	spin_lock_bh(&ch->lock);
 	ch->req_lim = get_unaligned_be32(&rsp->req_lim_delta);
 	ch->max_it_iu_len = get_unaligned_be32(&rsp->max_it_iu_len);
-	ch->max_ti_iu_len = get_unaligned_be32(&rsp->max_ti_iu_len);
+	ch->max_ti_iu_len = max_ti_iu_len;
 	ch->rsp_flags = rsp->rsp_flags;
 	ch->state = IBCM_LIVE;
 	spin_unlock_bh(&ch->lock);
@@ -357,14 +370,12 @@ static int ibcm_cm_handler(struct ib_cm_id *cm_id,
 
 /* ---- Channels ---- */
 
-static void ibcm_unmap_free(struct ibcm_chan *ch, void *buf, u64 dma,
+static void ibcm_unmap_free(struct ibcm_chan *ch, struct ibcm_buf *b,
 			    size_t len, enum dma_data_direction dir)
 {
-	if (!buf)
-		return;
-	if (dma)
-		ib_dma_unmap_single(ch->ib, dma, len, dir);
-	kfree(buf);
+	if (b->mapped)
+		ib_dma_unmap_single(ch->ib, b->dma, len, dir);
+	kfree(b->cpu);
 }
 
 /* Frees everything @ch holds; the CM id first, so no handler runs after. */
@@ -384,12 +395,11 @@ static void ibcm_destroy(struct ibcm_chan *ch)
 	}
 	if (ch->cq)
 		ib_free_cq(ch->cq);
-	ibcm_unmap_free(ch, ch->tx, ch->tx_dma, IBCM_TX_SIZE, DMA_TO_DEVICE);
+	ibcm_unmap_free(ch, &ch->tx, IBCM_TX_SIZE, DMA_TO_DEVICE);
 	for (i = 0; i < IBCM_RX_COUNT; i++)
-		ibcm_unmap_free(ch, ch->rx[i].buf, ch->rx[i].dma, IBCM_RX_SIZE,
+		ibcm_unmap_free(ch, &ch->rx[i].iu, IBCM_RX_SIZE,
 				DMA_FROM_DEVICE);
-	ibcm_unmap_free(ch, ch->data, ch->data_dma, IBCM_DATA_SIZE,
-			DMA_BIDIRECTIONAL);
+	ibcm_unmap_free(ch, &ch->data, IBCM_DATA_SIZE, DMA_BIDIRECTIONAL);
 	if (ch->pd)
 		ib_dealloc_pd(ch->pd);
 	if (ch->sgid_attr)
@@ -413,17 +423,16 @@ static void ibcm_logout(struct ibcm_chan *ch)
 	ibcm_destroy(ch);
 }
 
-static int ibcm_map(struct ibcm_chan *ch, void **buf, u64 *dma, size_t len,
+static int ibcm_map(struct ibcm_chan *ch, struct ibcm_buf *b, size_t len,
 		    enum dma_data_direction dir)
 {
-	*buf = kzalloc(len, GFP_KERNEL);
-	if (!*buf)
+	b->cpu = kzalloc(len, GFP_KERNEL);
+	if (!b->cpu)
 		return -ENOMEM;
-	*dma = ib_dma_map_single(ch->ib, *buf, len, dir);
-	if (ib_dma_mapping_error(ch->ib, *dma)) {
-		*dma = 0;
+	b->dma = ib_dma_map_single(ch->ib, b->cpu, len, dir);
+	if (ib_dma_mapping_error(ch->ib, b->dma))
 		return -ENOMEM;
-	}
+	b->mapped = true;
 	return 0;
 }
 
@@ -468,19 +477,18 @@ static int ibcm_create_resources(struct ibcm_chan *ch)
 		ch->qp = NULL;
 		return ret;
 	}
-	ret = ibcm_map(ch, &ch->tx, &ch->tx_dma, IBCM_TX_SIZE, DMA_TO_DEVICE);
+	ret = ibcm_map(ch, &ch->tx, IBCM_TX_SIZE, DMA_TO_DEVICE);
 	if (ret)
 		return ret;
 	ch->tx_cqe.done = ibcm_tx_done;
-	ret = ibcm_map(ch, &ch->data, &ch->data_dma, IBCM_DATA_SIZE,
-		       DMA_BIDIRECTIONAL);
+	ret = ibcm_map(ch, &ch->data, IBCM_DATA_SIZE, DMA_BIDIRECTIONAL);
 	if (ret)
 		return ret;
 	for (i = 0; i < IBCM_RX_COUNT; i++) {
 		ch->rx[i].ch = ch;
 		ch->rx[i].cqe.done = ibcm_rx_done;
-		ret = ibcm_map(ch, &ch->rx[i].buf, &ch->rx[i].dma,
-			       IBCM_RX_SIZE, DMA_FROM_DEVICE);
+		ret = ibcm_map(ch, &ch->rx[i].iu, IBCM_RX_SIZE,
+			       DMA_FROM_DEVICE);
 		if (ret)
 			return ret;
 	}
@@ -709,10 +717,10 @@ static int ibcm_exec(struct ibcm_chan *ch, const u8 *cdb, int cdb_len,
 		     enum dma_data_direction dir, u32 len, u8 *status,
 		     u32 *resid, const char **why)
 {
-	struct srp_cmd *c = ch->tx;
+	struct srp_cmd *c = ch->tx.cpu;
 	struct srp_direct_buf *desc = (struct srp_direct_buf *)c->add_data;
 	struct ib_sge sge = {
-		.addr = ch->tx_dma,
+		.addr = ch->tx.dma,
 		.length = sizeof(*c) + sizeof(*desc),
 		.lkey = ch->pd->local_dma_lkey,
 	};
@@ -728,7 +736,7 @@ static int ibcm_exec(struct ibcm_chan *ch, const u8 *cdb, int cdb_len,
 	int ret;
 
 	if (ch->broken) {
-		*why = "an earlier command timed out";
+		*why = "an earlier command timed out or failed";
 		return -EIO;
 	}
 	if (!ch->req_lim) {
@@ -746,12 +754,12 @@ static int ibcm_exec(struct ibcm_chan *ch, const u8 *cdb, int cdb_len,
 		c->buf_fmt = SRP_DATA_DESC_DIRECT;
 	c->tag = ch->cur_tag;
 	memcpy(c->cdb, cdb, cdb_len);
-	put_unaligned_be64(ch->data_dma, &desc->va);
+	put_unaligned_be64(ch->data.dma, &desc->va);
 	put_unaligned_be32(ch->pd->unsafe_global_rkey, &desc->key);
 	put_unaligned_be32(len, &desc->len);
-	ib_dma_sync_single_for_device(ch->ib, ch->tx_dma, IBCM_TX_SIZE,
+	ib_dma_sync_single_for_device(ch->ib, ch->tx.dma, IBCM_TX_SIZE,
 				      DMA_TO_DEVICE);
-	ib_dma_sync_single_for_device(ch->ib, ch->data_dma, IBCM_DATA_SIZE,
+	ib_dma_sync_single_for_device(ch->ib, ch->data.dma, IBCM_DATA_SIZE,
 				      DMA_BIDIRECTIONAL);
 	reinit_completion(&ch->tx_done);
 	reinit_completion(&ch->rx_done);
@@ -761,18 +769,24 @@ static int ibcm_exec(struct ibcm_chan *ch, const u8 *cdb, int cdb_len,
 		*why = "posting the SRP_CMD failed";
 		return ret;
 	}
-	if (!wait_for_completion_timeout(&ch->tx_done, IBCM_IO_WAIT) ||
-	    !wait_for_completion_timeout(&ch->rx_done, IBCM_IO_WAIT)) {
+	/* A send that failed gets no response: no waiting for one. */
+	if (!wait_for_completion_timeout(&ch->tx_done, IBCM_IO_WAIT)) {
+		ch->broken = true;
+		*why = "the SRP_CMD was not sent in time";
+		return -ETIMEDOUT;
+	}
+	if (ch->tx_status != IB_WC_SUCCESS) {
+		ch->broken = true;
+		*why = "sending the SRP_CMD failed";
+		return -EIO;
+	}
+	if (!wait_for_completion_timeout(&ch->rx_done, IBCM_IO_WAIT)) {
 		ch->broken = true;
 		*why = "no SRP_RSP in time";
 		return -ETIMEDOUT;
 	}
-	ib_dma_sync_single_for_cpu(ch->ib, ch->data_dma, IBCM_DATA_SIZE,
+	ib_dma_sync_single_for_cpu(ch->ib, ch->data.dma, IBCM_DATA_SIZE,
 				   DMA_BIDIRECTIONAL);
-	if (ch->tx_status != IB_WC_SUCCESS) {
-		*why = "sending the SRP_CMD failed";
-		return -EIO;
-	}
 	ch->req_lim += get_unaligned_be32(&rsp->req_lim_delta);
 	*status = rsp->status;
 	*resid = rsp->flags & SRP_RSP_FLAG_DIUNDER ?
@@ -822,7 +836,7 @@ static int ibcm_exec_good(struct ibcm_chan *ch, const u8 *cdb, int cdb_len,
 static void ibcm_io(struct ibcm_chan *ch)
 {
 	u8 cdb[16];
-	u8 *buf = ch->data;
+	u8 *buf = ch->data.cpu;
 	char err[128];
 	u32 resid, block_size, blocks, len, i;
 	u64 last_lba;
