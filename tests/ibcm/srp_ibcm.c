@@ -65,6 +65,7 @@
 #define IBCM_CM_WAIT		(40 * HZ)
 #define IBCM_IO_WAIT		(10 * HZ)
 #define IBCM_DISC_WAIT		(20 * HZ)
+#define IBCM_FLUSH_WAIT		(10 * HZ)
 /* RDMA/CM's packet lifetime on RoCE (CMA_IBOE_PACKET_LIFETIME). */
 #define IBCM_PACKET_LIFETIME	18
 
@@ -110,7 +111,9 @@ struct ibcm_chan {
 	struct ib_pd *pd;
 	struct ib_cq *cq;
 	struct ib_qp *qp;
-	bool qp_init;
+	/* Work requests posted and not completed; flush_wq: it reached 0. */
+	atomic_t posted;
+	wait_queue_head_t flush_wq;
 	struct ib_cm_id *cm;
 	struct sa_path_rec path;
 	struct srp_login_req login_req;
@@ -178,12 +181,35 @@ static struct ibcm_chan *ibcm_find_chan(const char *name)
 
 /* ---- Completions ---- */
 
+/*
+ * A completion's last touch of @ch. The teardown that sees no work
+ * request left may go on at once, but frees @ch only after ib_free_cq(),
+ * which waits for a running completion handler.
+ */
+static void ibcm_wr_done(struct ibcm_chan *ch)
+{
+	if (atomic_dec_and_test(&ch->posted))
+		wake_up(&ch->flush_wq);
+}
+
 static void ibcm_tx_done(struct ib_cq *cq, struct ib_wc *wc)
 {
 	struct ibcm_chan *ch = cq->cq_context;
 
 	ch->tx_status = wc->status;
 	complete(&ch->tx_done);
+	ibcm_wr_done(ch);
+}
+
+static int ibcm_post_send(struct ibcm_chan *ch, const struct ib_send_wr *wr)
+{
+	int ret;
+
+	atomic_inc(&ch->posted);
+	ret = ib_post_send(ch->qp, wr, NULL);
+	if (ret)
+		atomic_dec(&ch->posted);
+	return ret;
 }
 
 static int ibcm_post_recv(struct ibcm_rx *rx)
@@ -198,8 +224,13 @@ static int ibcm_post_recv(struct ibcm_rx *rx)
 		.sg_list = &sge,
 		.num_sge = 1,
 	};
+	int ret;
 
-	return ib_post_recv(rx->ch->qp, &wr, NULL);
+	atomic_inc(&rx->ch->posted);
+	ret = ib_post_recv(rx->ch->qp, &wr, NULL);
+	if (ret)
+		atomic_dec(&rx->ch->posted);
+	return ret;
 }
 
 static void ibcm_rx_done(struct ib_cq *cq, struct ib_wc *wc)
@@ -213,7 +244,7 @@ static void ibcm_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 		if (wc->status != IB_WC_WR_FLUSH_ERR)
 			pr_warn("%s: receive failed: %s\n", ch->name,
 				ib_wc_status_msg(wc->status));
-		return;
+		goto out;
 	}
 	ib_dma_sync_single_for_cpu(ch->ib, rx->iu.dma, IBCM_RX_SIZE,
 				   DMA_FROM_DEVICE);
@@ -230,13 +261,15 @@ static void ibcm_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 				      DMA_FROM_DEVICE);
 	/*
 	 * Reposted under the lock: once the teardown has set closing, no
-	 * receive is posted behind the drain's marker.
+	 * receive is posted behind its flush.
 	 */
 	spin_lock_bh(&ch->lock);
 	ret = ch->closing ? 0 : ibcm_post_recv(rx);
 	spin_unlock_bh(&ch->lock);
 	if (ret)
 		pr_warn("%s: reposting a receive failed (%d)\n", ch->name, ret);
+out:
+	ibcm_wr_done(ch);
 }
 
 /* ---- The CM ---- */
@@ -378,7 +411,35 @@ static void ibcm_unmap_free(struct ibcm_chan *ch, struct ibcm_buf *b,
 	kfree(b->cpu);
 }
 
-/* Frees everything @ch holds; the CM id first, so no handler runs after. */
+/*
+ * Moves the QP to the error state and waits, bounded, for its work
+ * requests to complete flushed (ib_drain_qp() would wait for ever).
+ * Nothing is reposted: closing is set.
+ */
+static void ibcm_flush_qp(struct ibcm_chan *ch)
+{
+	struct ib_qp_attr attr = { .qp_state = IB_QPS_ERR };
+	int ret;
+
+	if (!atomic_read(&ch->posted))
+		return;
+	ret = ib_modify_qp(ch->qp, &attr, IB_QP_STATE);
+	if (ret)
+		pr_warn("%s: moving the QP to the error state failed (%d)\n",
+			ch->name, ret);
+	else if (!wait_event_timeout(ch->flush_wq, !atomic_read(&ch->posted),
+				     IBCM_FLUSH_WAIT))
+		pr_warn("%s: %d work requests not flushed within %d s\n",
+			ch->name, atomic_read(&ch->posted),
+			IBCM_FLUSH_WAIT / HZ);
+}
+
+/*
+ * Frees everything @ch holds: the CM id first, so no CM handler runs
+ * after; the QP flushed, then destroyed, so the device touches no buffer
+ * after; the CQ freed, so no completion handler runs after, flushed or
+ * not; then the buffers.
+ */
 static void ibcm_destroy(struct ibcm_chan *ch)
 {
 	int i;
@@ -389,8 +450,7 @@ static void ibcm_destroy(struct ibcm_chan *ch)
 	ch->closing = true;
 	spin_unlock_bh(&ch->lock);
 	if (ch->qp) {
-		if (ch->qp_init)
-			ib_drain_qp(ch->qp);
+		ibcm_flush_qp(ch);
 		ib_destroy_qp(ch->qp);
 	}
 	if (ch->cq)
@@ -499,7 +559,6 @@ static int ibcm_create_resources(struct ibcm_chan *ch)
 			   IB_QP_PORT | IB_QP_ACCESS_FLAGS);
 	if (ret)
 		return ret;
-	ch->qp_init = true;
 	for (i = 0; i < IBCM_RX_COUNT; i++) {
 		ret = ibcm_post_recv(&ch->rx[i]);
 		if (ret)
@@ -618,6 +677,7 @@ static void ibcm_login(const struct ibcm_login_args *a)
 	init_completion(&ch->disc_done);
 	init_completion(&ch->tx_done);
 	init_completion(&ch->rx_done);
+	init_waitqueue_head(&ch->flush_wq);
 	ch->state = IBCM_CONNECTING;
 
 	ch->sgid_attr = rdma_get_gid_attr(ch->ib, ch->port, a->sgid_index);
@@ -764,7 +824,7 @@ static int ibcm_exec(struct ibcm_chan *ch, const u8 *cdb, int cdb_len,
 	reinit_completion(&ch->tx_done);
 	reinit_completion(&ch->rx_done);
 	ch->req_lim--;
-	ret = ib_post_send(ch->qp, &wr, NULL);
+	ret = ibcm_post_send(ch, &wr);
 	if (ret) {
 		*why = "posting the SRP_CMD failed";
 		return ret;
@@ -1048,7 +1108,11 @@ static ssize_t ibcm_ctl_write(struct file *file, const char __user *ubuf,
 	buf = memdup_user_nul(ubuf, count);
 	if (IS_ERR(buf))
 		return PTR_ERR(buf);
-	mutex_lock(&ibcm_mutex);
+	/* A command may take its time (a login up to 40 s): killable. */
+	if (mutex_lock_killable(&ibcm_mutex)) {
+		kfree(buf);
+		return -EINTR;
+	}
 	ret = ibcm_command(strim(buf));
 	mutex_unlock(&ibcm_mutex);
 	kfree(buf);
@@ -1061,7 +1125,8 @@ static ssize_t ibcm_ctl_read(struct file *file, char __user *ubuf,
 	char buf[IBCM_RESULT_LEN + 1];
 	int len;
 
-	mutex_lock(&ibcm_mutex);
+	if (mutex_lock_killable(&ibcm_mutex))
+		return -EINTR;
 	len = scnprintf(buf, sizeof(buf), "%s\n", ibcm_result);
 	mutex_unlock(&ibcm_mutex);
 	return simple_read_from_buffer(ubuf, count, ppos, buf, len);
