@@ -117,6 +117,7 @@ struct ibcm_chan {
 	struct ib_cm_id *cm;
 	struct sa_path_rec path;
 	struct srp_login_req login_req;
+	bool dreq_sent;			/* by ibcm_logout_start(), for its finish */
 
 	/* The CM handler's results, under @lock. */
 	spinlock_t lock;
@@ -468,19 +469,39 @@ static void ibcm_destroy(struct ibcm_chan *ch)
 }
 
 /* A DREQ unless the target sent one, the wait for its end, the teardown. */
-static void ibcm_logout(struct ibcm_chan *ch)
+/*
+ * A logout in two steps, so that many channels wait at once: the DREQ
+ * unless the target sent one (ibcm_logout_start), then the wait for the
+ * end of the disconnect until a deadline and the teardown
+ * (ibcm_logout_finish). The caller took @ch off ibcm_chans.
+ */
+static void ibcm_logout_start(struct ibcm_chan *ch)
 {
 	bool send_dreq;
 
-	list_del(&ch->list);
 	spin_lock_bh(&ch->lock);
 	send_dreq = ch->state == IBCM_LIVE && !ch->dreq_received;
 	spin_unlock_bh(&ch->lock);
-	if (send_dreq && !ib_send_cm_dreq(ch->cm, NULL, 0) &&
-	    !wait_for_completion_timeout(&ch->disc_done, IBCM_DISC_WAIT))
+	ch->dreq_sent = send_dreq && !ib_send_cm_dreq(ch->cm, NULL, 0);
+}
+
+/* @deadline in jiffies. */
+static void ibcm_logout_finish(struct ibcm_chan *ch, unsigned long deadline)
+{
+	long left = (long)(deadline - jiffies);
+
+	if (ch->dreq_sent &&
+	    !wait_for_completion_timeout(&ch->disc_done, max(left, 1L)))
 		pr_warn("%s: no DREP within %d s\n", ch->name,
 			IBCM_DISC_WAIT / HZ);
 	ibcm_destroy(ch);
+}
+
+static void ibcm_logout(struct ibcm_chan *ch)
+{
+	list_del(&ch->list);
+	ibcm_logout_start(ch);
+	ibcm_logout_finish(ch, jiffies + IBCM_DISC_WAIT);
 }
 
 static int ibcm_map(struct ibcm_chan *ch, struct ibcm_buf *b, size_t len,
@@ -1155,23 +1176,38 @@ static int ibcm_add_one(struct ib_device *ib)
 	return 0;
 }
 
-/* The device goes away: so do its channels. */
+/*
+ * The device goes away (or the module does): so do its channels, every
+ * DREQ sent first, then all waited for against one deadline. Once the
+ * device is off ibcm_devs and its channels off ibcm_chans, no command
+ * finds either: the waits need not hold ibcm_mutex.
+ */
 static void ibcm_remove_one(struct ib_device *ib, void *client_data)
 {
 	struct ibcm_chan *ch, *next;
 	struct ibcm_dev *d, *dn;
+	unsigned long deadline;
+	LIST_HEAD(going);
 
 	mutex_lock(&ibcm_mutex);
-	list_for_each_entry_safe(ch, next, &ibcm_chans, list)
-		if (ch->ib == ib)
-			ibcm_logout(ch);
 	list_for_each_entry_safe(d, dn, &ibcm_devs, list) {
 		if (d->ib == ib) {
 			list_del(&d->list);
 			kfree(d);
 		}
 	}
+	list_for_each_entry_safe(ch, next, &ibcm_chans, list)
+		if (ch->ib == ib)
+			list_move_tail(&ch->list, &going);
 	mutex_unlock(&ibcm_mutex);
+
+	list_for_each_entry(ch, &going, list)
+		ibcm_logout_start(ch);
+	deadline = jiffies + IBCM_DISC_WAIT;
+	list_for_each_entry_safe(ch, next, &going, list) {
+		list_del(&ch->list);
+		ibcm_logout_finish(ch, deadline);
+	}
 }
 
 static struct ib_client ibcm_client = {
