@@ -12,7 +12,10 @@
  *
  * Control: /sys/kernel/debug/srp_ibcm/ctl takes one command per write;
  * reading it gives the result of the last command, which is also logged
- * as "srp_ibcm: RESULT". Commands:
+ * as "srp_ibcm: RESULT". A write succeeds once its command has a result,
+ * whatever the result says; it fails, and leaves no result to read (an
+ * empty line), only when no command ran (too long, no memory, killed).
+ * Commands:
  *
  *   login NAME dev=DEV port=N dgid=HEX32 service_id=HEX16 id_ext=HEX16
  *         ioc_guid=HEX16 initiator_ext=HEX16 [it_iu_len=N] [multi=0|1]
@@ -1062,41 +1065,42 @@ static int ibcm_parse_login(char *args, struct ibcm_login_args *a)
 	return have == IBCM_ARGS_REQUIRED ? 0 : -EINVAL;
 }
 
-static int ibcm_command(char *cmd)
+/* Every command ends with a result, whatever happened. */
+static void ibcm_command(char *cmd)
 {
 	struct ibcm_login_args *a;
 	char none[] = "";
 	char *verb, *name;
 	struct ibcm_chan *ch;
-	int ret = 0;
 
 	verb = strsep(&cmd, " \t");
 	name = strsep(&cmd, " \t");
 	if (!verb || !name || !*name || strlen(name) >= IBCM_NAME_LEN) {
 		ibcm_set_result("error: usage: login|io|state|logout NAME ...");
-		return -EINVAL;
+		return;
 	}
 	if (!strcmp(verb, "login")) {
 		a = kzalloc(sizeof(*a), GFP_KERNEL);
-		if (!a)
-			return -ENOMEM;
+		if (!a) {
+			ibcm_set_result("%s error: out of memory", name);
+			return;
+		}
 		strscpy(a->name, name, sizeof(a->name));
-		ret = ibcm_parse_login(cmd ? cmd : none, a);
-		if (ret)
+		if (ibcm_parse_login(cmd ? cmd : none, a))
 			ibcm_set_result("%s error: bad login arguments", name);
 		else
 			ibcm_login(a);
 		kfree(a);
-		return ret;
+		return;
 	}
 	if (cmd && *skip_spaces(cmd)) {
 		ibcm_set_result("%s error: %s takes no arguments", name, verb);
-		return -EINVAL;
+		return;
 	}
 	ch = ibcm_find_chan(name);
 	if (!ch) {
 		ibcm_set_result("%s error: no such channel", name);
-		return -ENOENT;
+		return;
 	}
 	if (!strcmp(verb, "io")) {
 		ibcm_io(ch);
@@ -1113,31 +1117,34 @@ static int ibcm_command(char *cmd)
 		ibcm_set_result("%s logged out", name);
 	} else {
 		ibcm_set_result("%s error: unknown command %s", name, verb);
-		ret = -EINVAL;
 	}
-	return ret;
 }
 
 static ssize_t ibcm_ctl_write(struct file *file, const char __user *ubuf,
 			      size_t count, loff_t *ppos)
 {
 	char *buf;
-	int ret;
+	ssize_t ret = count;
 
-	if (count >= IBCM_CMD_LEN)
-		return -EINVAL;
-	buf = memdup_user_nul(ubuf, count);
-	if (IS_ERR(buf))
-		return PTR_ERR(buf);
 	/* A command may take its time (a login up to 40 s): killable. */
-	if (mutex_lock_killable(&ibcm_mutex)) {
-		kfree(buf);
+	if (mutex_lock_killable(&ibcm_mutex))
 		return -EINTR;
+	/* Whatever happens now, no earlier result stays to be read. */
+	ibcm_result[0] = '\0';
+	if (count >= IBCM_CMD_LEN) {
+		ret = -EINVAL;
+		goto out;
 	}
-	ret = ibcm_command(strim(buf));
-	mutex_unlock(&ibcm_mutex);
+	buf = memdup_user_nul(ubuf, count);
+	if (IS_ERR(buf)) {
+		ret = PTR_ERR(buf);
+		goto out;
+	}
+	ibcm_command(strim(buf));
 	kfree(buf);
-	return ret ? ret : count;
+out:
+	mutex_unlock(&ibcm_mutex);
+	return ret;
 }
 
 static ssize_t ibcm_ctl_read(struct file *file, char __user *ubuf,

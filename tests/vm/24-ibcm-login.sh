@@ -40,10 +40,15 @@ timeout "$SRPT_CMD_TIMEOUT" modprobe -a ib_cm
 expect_ok insmod "$SRPT_IBCM_MODULE"
 
 IBCM=
-# ibcm COMMAND...: one command to srp_ibcm; its result line in IBCM.
+# ibcm COMMAND...: one command to srp_ibcm (one write); its result line in
+# IBCM. srp_ibcm clears the result at every write and fails the write only
+# when no command ran: a failed write or an empty result fails here.
 ibcm() {
-	timeout -k 5 "$SRPT_CMD_TIMEOUT" dd of="$ctl" bs=1024 status=none <<<"$*" 2>/dev/null || true
+	local err rc=0
+	err=$(timeout -k 5 "$SRPT_CMD_TIMEOUT" dd of="$ctl" bs=1024 status=none <<<"$*" 2>&1) || rc=$?
+	[ "$rc" = 0 ] || fail "srp_ibcm did not run '$*' (dd exit status $rc: $err)"
 	IBCM=$(<"$ctl")
+	[ -n "$IBCM" ] || fail "srp_ibcm ran '$*' but left no result"
 }
 
 # expect_ibcm COMMAND RESULT: COMMAND's result is exactly RESULT.
