@@ -25,7 +25,10 @@
  *     -> NAME rejected reason=0xXXXXXXXX     (SRP_LOGIN_REJ)
  *     -> NAME cm_rejected cm_reason=N       (a CM REJ without SRP_LOGIN_REJ)
  *     -> NAME error ...
- *   io NAME     -> NAME io ok blocks=N block_size=N | NAME io failed: ...
+ *   io NAME     -> NAME io ok last_lba=N block_size=N blocks=N seed=0xXXXXXXXX
+ *                  (READ CAPACITY's answer; the WRITE/READ compare's blocks
+ *                  at LBA 0 and its pattern, new at every io)
+ *               | NAME io failed: ...
  *   state NAME  -> NAME connected | NAME disconnected by the target (DREQ)
  *   logout NAME -> NAME logged out
  *
@@ -148,7 +151,6 @@ struct ibcm_chan {
 	struct ibcm_buf data;
 	bool broken;			/* a command timed out or failed */
 	u64 next_tag;
-	u8 seq;
 };
 
 struct ibcm_dev {
@@ -917,12 +919,30 @@ static int ibcm_exec_good(struct ibcm_chan *ch, const u8 *cdb, int cdb_len,
 	return 0;
 }
 
+/* The seed of the last io's pattern, under ibcm_mutex. */
+static u32 ibcm_last_seed;
+
+/*
+ * Word @i of the pattern of @seed: for a given @i a bijection of @seed
+ * (xor, xorshift, multiplication by an odd number), so two seeds differ
+ * in every word.
+ */
+static u32 ibcm_pattern_word(u32 seed, u32 i)
+{
+	u32 x = seed ^ (i * 0x9e3779b9);
+
+	x ^= x >> 16;
+	x *= 0x85ebca6b;
+	x ^= x >> 13;
+	return x;
+}
+
 static void ibcm_io(struct ibcm_chan *ch)
 {
 	u8 cdb[16];
 	u8 *buf = ch->data.cpu;
 	char err[128];
-	u32 resid, block_size, blocks, len, i;
+	u32 resid, block_size, blocks, len, i, seed, want;
 	u64 last_lba;
 
 	spin_lock_bh(&ch->lock);
@@ -954,9 +974,14 @@ static void ibcm_io(struct ibcm_chan *ch)
 	if (ibcm_exec_good(ch, cdb, 10, DMA_FROM_DEVICE, 8, &resid, err,
 			   sizeof(err)))
 		goto fail;
+	if (resid) {
+		snprintf(err, sizeof(err), "READ CAPACITY: %u bytes short",
+			 resid);
+		goto fail;
+	}
 	last_lba = get_unaligned_be32(buf);
 	block_size = get_unaligned_be32(buf + 4);
-	if (!block_size || block_size > IBCM_DATA_SIZE ||
+	if (block_size < 512 || block_size > IBCM_DATA_SIZE ||
 	    IBCM_DATA_SIZE % block_size) {
 		snprintf(err, sizeof(err), "READ CAPACITY: block size %u",
 			 block_size);
@@ -966,10 +991,17 @@ static void ibcm_io(struct ibcm_chan *ch)
 	blocks = min_t(u32, blocks, IBCM_DATA_SIZE / block_size);
 	len = blocks * block_size;
 
-	/* WRITE(10) a pattern to LBA 0, READ(10) it back, compare. */
-	ch->seq++;
-	for (i = 0; i < len; i++)
-		buf[i] = (u8)(i * 31 + (i >> 8) + ch->seq);
+	/*
+	 * WRITE(10) a pattern to LBA 0, READ(10) it back, compare. A seed
+	 * unlike the last io's: a WRITE that never reached the disk leaves
+	 * the last pattern there, which fails the compare.
+	 */
+	do {
+		seed = get_random_u32();
+	} while (seed == ibcm_last_seed);
+	ibcm_last_seed = seed;
+	for (i = 0; i < len / 4; i++)
+		put_unaligned_be32(ibcm_pattern_word(seed, i), buf + 4 * i);
 	memset(cdb, 0, sizeof(cdb));
 	cdb[0] = 0x2a;
 	put_unaligned_be16(blocks, cdb + 7);
@@ -981,16 +1013,22 @@ static void ibcm_io(struct ibcm_chan *ch)
 	if (ibcm_exec_good(ch, cdb, 10, DMA_FROM_DEVICE, len, &resid, err,
 			   sizeof(err)))
 		goto fail;
-	for (i = 0; i < len; i++) {
-		if (buf[i] != (u8)(i * 31 + (i >> 8) + ch->seq)) {
+	if (resid) {
+		snprintf(err, sizeof(err), "READ(10): %u bytes short", resid);
+		goto fail;
+	}
+	for (i = 0; i < len / 4; i++) {
+		want = ibcm_pattern_word(seed, i);
+		if (get_unaligned_be32(buf + 4 * i) != want) {
 			snprintf(err, sizeof(err),
-				 "READ(10): byte %u is %#x, not %#x", i, buf[i],
-				 (u8)(i * 31 + (i >> 8) + ch->seq));
+				 "READ(10): bytes %u..%u are %#010x, not %#010x (seed %#010x)",
+				 4 * i, 4 * i + 3, get_unaligned_be32(buf + 4 * i),
+				 want, seed);
 			goto fail;
 		}
 	}
-	ibcm_set_result("%s io ok blocks=%u block_size=%u", ch->name, blocks,
-			block_size);
+	ibcm_set_result("%s io ok last_lba=%llu block_size=%u blocks=%u seed=%#010x",
+			ch->name, last_lba, block_size, blocks, seed);
 	return;
 fail:
 	ibcm_set_result("%s io failed: %s", ch->name, err);

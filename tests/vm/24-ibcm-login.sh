@@ -65,6 +65,21 @@ expect_ibcm_re() {
 	pass "$IBCM"
 }
 
+# expect_io NAME: srp_ibcm's io on NAME passes: INQUIRY; READ CAPACITY
+# reads the last LBA of the 16 MiB ramdisk (512-byte blocks); 8 blocks
+# written at LBA 0 and read back equal, with a pattern seed unlike the
+# last io's (a WRITE that never reached the disk would leave the last
+# pattern there and fail the compare).
+last_seed=
+expect_io() {
+	local re="^$1 io ok last_lba=32767 block_size=512 blocks=8 seed=(0x[0-9a-f]{8})\$"
+	ibcm "io $1"
+	[[ $IBCM =~ $re ]] || fail "io $1: '$IBCM'; expected /$re/"
+	[ "${BASH_REMATCH[1]}" != "$last_seed" ] || fail "io $1: the last io's seed again"
+	last_seed=${BASH_REMATCH[1]}
+	pass "$IBCM"
+}
+
 # ibcm_state_is NAME connected|disconnected: for wait_for.
 ibcm_state_is() {
 	ibcm "state $1"
@@ -161,8 +176,8 @@ expect_ibcm_re "$(login c1)" "$(logged_in_re c1 0)"
 expect_klog "ib_srpt: rxe0 port 1: IB/CM login of $guid \\(initiator port id $ipid, it_iu_len 4096, pkey 0xffff\\)"
 expect_klog "ib_srpt: rxe0 port 1: $guid logged in to $guid"
 expect_live 'channels 1'
-expect_ibcm "io c1" "c1 io ok blocks=8 block_size=512"
-expect_ibcm "io c1" "c1 io ok blocks=8 block_size=512"
+expect_io c1
+expect_io c1
 expect_ibcm "state c1" "c1 connected"
 expect_ibcm "logout c1" "c1 logged out"
 wait_for 20 "the target released c1" channels_are 0
@@ -175,14 +190,14 @@ expect_ibcm_re "$(login m1)" "$(logged_in_re m1 0)"
 expect_ibcm_re "$(login m2 multi=1)" "$(logged_in_re m2 2)"
 expect_live 'channels 2'
 expect_ibcm "state m1" "m1 connected"
-expect_ibcm "io m1" "m1 io ok blocks=8 block_size=512"
-expect_ibcm "io m2" "m2 io ok blocks=8 block_size=512"
+expect_io m1
+expect_io m2
 klog_mark
 expect_ibcm_re "$(login m3 multi=0)" "$(logged_in_re m3 1)"
 expect_klog "ib_srpt: rxe0 port 1: $guid logged in again: closing its channel $guid\$"
 wait_for 20 "the SINGLE login made the target disconnect m1" ibcm_state_is m1 disconnected
 wait_for 20 "the SINGLE login made the target disconnect m2" ibcm_state_is m2 disconnected
-expect_ibcm "io m3" "m3 io ok blocks=8 block_size=512"
+expect_io m3
 expect_ibcm "io m1" "m1 io failed: not connected"
 expect_ibcm "logout m1" "m1 logged out"
 expect_ibcm "logout m2" "m2 logged out"
@@ -204,7 +219,7 @@ expect_ibcm "$(login r6)" "r6 rejected reason=0x00010000"
 # ---------------------------------------------------------------------------
 add_acl
 expect_ibcm_re "$(login u1)" "$(logged_in_re u1 0)"
-expect_ibcm "io u1" "u1 io ok blocks=8 block_size=512"
+expect_io u1
 expect_ok rmmod srp_ibcm
 wait_for 20 "unloading srp_ibcm closed u1 at the target" channels_are 0
 remove_acl
