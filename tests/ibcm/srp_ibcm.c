@@ -30,7 +30,10 @@
  *                  at LBA 0 and its pattern, new at every io)
  *               | NAME io failed: ...
  *   state NAME  -> NAME connected | NAME disconnected by the target (DREQ)
- *   logout NAME -> NAME logged out
+ *   logout NAME -> NAME logged out (HOW): what ended the disconnect, the
+ *                  first of: DREP (the target answered our DREQ), DREQ
+ *                  from the target, DREQ error, timewait exit, no DREP,
+ *                  sending the DREQ failed (N)
  *
  * The path's destination MAC is the local port's own: loopback only (the
  * target on the same RDMA device, as in the VM scenarios). Everything is
@@ -136,7 +139,8 @@ struct ibcm_chan {
 	u32 max_it_iu_len, max_ti_iu_len, req_lim;
 	u8 rsp_flags;
 	struct completion cm_done;	/* REP handled, REJ, or a CM error */
-	struct completion disc_done;	/* DREP, DREQ error or timewait exit */
+	struct completion disc_done;	/* DREP, DREQ, DREQ error, timewait exit */
+	char disc_end[48];		/* what ended the disconnect, first */
 
 	/* Information units and data. */
 	struct ibcm_buf tx;
@@ -368,6 +372,15 @@ static void ibcm_rej_received(struct ibcm_chan *ch,
 	complete(&ch->cm_done);
 }
 
+/* The first of the events that end a disconnect is the one a logout reports. */
+static void ibcm_disc_end(struct ibcm_chan *ch, const char *how)
+{
+	spin_lock_bh(&ch->lock);
+	if (!ch->disc_end[0])
+		strscpy(ch->disc_end, how, sizeof(ch->disc_end));
+	spin_unlock_bh(&ch->lock);
+}
+
 /* Never returns non-zero: the channel's teardown destroys the CM id. */
 static int ibcm_cm_handler(struct ib_cm_id *cm_id,
 			   const struct ib_cm_event *event)
@@ -389,13 +402,23 @@ static int ibcm_cm_handler(struct ib_cm_id *cm_id,
 		ch->dreq_received = true;
 		ch->state = IBCM_DISCONNECTED;
 		spin_unlock_bh(&ch->lock);
+		ibcm_disc_end(ch, "DREQ from the target");
 		pr_info("%s: DREQ received\n", ch->name);
 		if (ib_send_cm_drep(cm_id, NULL, 0))
 			pr_warn("%s: sending the DREP failed\n", ch->name);
+		/* Also the end of a DREQ of ours that crossed it. */
+		complete(&ch->disc_done);
 		break;
 	case IB_CM_DREP_RECEIVED:
+		ibcm_disc_end(ch, "DREP");
+		complete(&ch->disc_done);
+		break;
 	case IB_CM_DREQ_ERROR:
+		ibcm_disc_end(ch, "DREQ error");
+		complete(&ch->disc_done);
+		break;
 	case IB_CM_TIMEWAIT_EXIT:
+		ibcm_disc_end(ch, "timewait exit");
 		complete(&ch->disc_done);
 		break;
 	case IB_CM_MRA_RECEIVED:
@@ -473,7 +496,6 @@ static void ibcm_destroy(struct ibcm_chan *ch)
 	kfree(ch);
 }
 
-/* A DREQ unless the target sent one, the wait for its end, the teardown. */
 /*
  * A logout in two steps, so that many channels wait at once: the DREQ
  * unless the target sent one (ibcm_logout_start), then the wait for the
@@ -483,30 +505,60 @@ static void ibcm_destroy(struct ibcm_chan *ch)
 static void ibcm_logout_start(struct ibcm_chan *ch)
 {
 	bool send_dreq;
+	char why[48];
+	int ret;
 
 	spin_lock_bh(&ch->lock);
 	send_dreq = ch->state == IBCM_LIVE && !ch->dreq_received;
 	spin_unlock_bh(&ch->lock);
-	ch->dreq_sent = send_dreq && !ib_send_cm_dreq(ch->cm, NULL, 0);
+	if (!send_dreq)
+		return;
+	ret = ib_send_cm_dreq(ch->cm, NULL, 0);
+	if (ret) {
+		/*
+		 * The CM takes a DREQ before its handler runs: refused
+		 * because the target's DREQ came in between, it is the
+		 * target's.
+		 */
+		if (ch->cm->state == IB_CM_DREQ_RCVD ||
+		    ch->cm->state == IB_CM_TIMEWAIT)
+			snprintf(why, sizeof(why), "DREQ from the target");
+		else
+			snprintf(why, sizeof(why),
+				 "sending the DREQ failed (%d)", ret);
+		ibcm_disc_end(ch, why);
+		return;
+	}
+	ch->dreq_sent = true;
 }
 
-/* @deadline in jiffies. */
-static void ibcm_logout_finish(struct ibcm_chan *ch, unsigned long deadline)
+/*
+ * @deadline in jiffies; what ended the disconnect (the DREP, the
+ * target's DREQ, ...) goes to @how, for the caller to report.
+ */
+static void ibcm_logout_finish(struct ibcm_chan *ch, unsigned long deadline,
+			       char *how, size_t how_len)
 {
 	long left = (long)(deadline - jiffies);
 
 	if (ch->dreq_sent &&
-	    !wait_for_completion_timeout(&ch->disc_done, max(left, 1L)))
+	    !wait_for_completion_timeout(&ch->disc_done, max(left, 1L))) {
 		pr_warn("%s: no DREP within %d s\n", ch->name,
 			IBCM_DISC_WAIT / HZ);
+		ibcm_disc_end(ch, "no DREP");
+	}
+	spin_lock_bh(&ch->lock);
+	strscpy(how, ch->disc_end[0] ? ch->disc_end : "not connected",
+		how_len);
+	spin_unlock_bh(&ch->lock);
 	ibcm_destroy(ch);
 }
 
-static void ibcm_logout(struct ibcm_chan *ch)
+static void ibcm_logout(struct ibcm_chan *ch, char *how, size_t how_len)
 {
 	list_del(&ch->list);
 	ibcm_logout_start(ch);
-	ibcm_logout_finish(ch, jiffies + IBCM_DISC_WAIT);
+	ibcm_logout_finish(ch, jiffies + IBCM_DISC_WAIT, how, how_len);
 }
 
 static int ibcm_map(struct ibcm_chan *ch, struct ibcm_buf *b, size_t len,
@@ -1151,8 +1203,10 @@ static void ibcm_command(char *cmd)
 		ibcm_set_result(dreq ? "%s disconnected by the target (DREQ)" :
 				"%s connected", name);
 	} else if (!strcmp(verb, "logout")) {
-		ibcm_logout(ch);
-		ibcm_set_result("%s logged out", name);
+		char how[48];
+
+		ibcm_logout(ch, how, sizeof(how));
+		ibcm_set_result("%s logged out (%s)", name, how);
 	} else {
 		ibcm_set_result("%s error: unknown command %s", name, verb);
 	}
@@ -1250,8 +1304,13 @@ static void ibcm_remove_one(struct ib_device *ib, void *client_data)
 		ibcm_logout_start(ch);
 	deadline = jiffies + IBCM_DISC_WAIT;
 	list_for_each_entry_safe(ch, next, &going, list) {
+		char name[IBCM_NAME_LEN], how[48];
+
 		list_del(&ch->list);
-		ibcm_logout_finish(ch, deadline);
+		strscpy(name, ch->name, sizeof(name));
+		ibcm_logout_finish(ch, deadline, how, sizeof(how));
+		pr_info("%s logged out (%s): leaving %s\n", name, how,
+			dev_name(&ib->dev));
 	}
 }
 

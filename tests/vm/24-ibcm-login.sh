@@ -6,11 +6,12 @@
 # cannot: it asks the SA for its path). Against a GUID-named target port
 # with a GUID ACL (the initiator's port GUID), a login gets its
 # SRP_LOGIN_RSP, carries INQUIRY, READ CAPACITY and a WRITE/READ compare,
-# and logs out with a DREQ. The rejects carry their SRP_LOGIN_REJ reasons
+# and logs out with a DREQ that the target answers (DREP). The rejects carry their SRP_LOGIN_REJ reasons
 # (SRP r16a table 10): no ACL, a wrong target port id, an IU length out
 # of range. Multichannel: a MULTI login keeps the earlier channel, a
 # SINGLE login terminates both (the target's DREQ); removing the ACL
-# disconnects the channel; unloading srp_ibcm closes its channels. Then
+# disconnects the channel (the target's DREQ); unloading srp_ibcm logs
+# its channel out (DREP). Then
 # the in-tree ib_srpt is asked the same: it listens for IB/CM on
 # InfiniBand ports only, so the CM itself rejects the login (invalid
 # service ID); its result is logged beside ours.
@@ -179,7 +180,7 @@ expect_live 'channels 1'
 expect_io c1
 expect_io c1
 expect_ibcm "state c1" "c1 connected"
-expect_ibcm "logout c1" "c1 logged out"
+expect_ibcm "logout c1" "c1 logged out (DREP)"
 wait_for 20 "the target released c1" channels_are 0
 expect_ibcm "state c1" "c1 error: no such channel"
 
@@ -199,8 +200,8 @@ wait_for 20 "the SINGLE login made the target disconnect m1" ibcm_state_is m1 di
 wait_for 20 "the SINGLE login made the target disconnect m2" ibcm_state_is m2 disconnected
 expect_io m3
 expect_ibcm "io m1" "m1 io failed: not connected"
-expect_ibcm "logout m1" "m1 logged out"
-expect_ibcm "logout m2" "m2 logged out"
+expect_ibcm "logout m1" "m1 logged out (DREQ from the target)"
+expect_ibcm "logout m2" "m2 logged out (DREQ from the target)"
 wait_for 20 "the target keeps only m3" channels_are 1
 
 # ---------------------------------------------------------------------------
@@ -211,7 +212,7 @@ remove_acl
 wait_for 20 "removing the ACL made the target disconnect m3" ibcm_state_is m3 disconnected
 expect_klog "ib_srpt: rxe0 port 1: logging out $guid: its ACL or session was removed\$"
 wait_for 20 "the target released m3" channels_are 0
-expect_ibcm "logout m3" "m3 logged out"
+expect_ibcm "logout m3" "m3 logged out (DREQ from the target)"
 expect_ibcm "$(login r6)" "r6 rejected reason=0x00010000"
 
 # ---------------------------------------------------------------------------
@@ -220,7 +221,9 @@ expect_ibcm "$(login r6)" "r6 rejected reason=0x00010000"
 add_acl
 expect_ibcm_re "$(login u1)" "$(logged_in_re u1 0)"
 expect_io u1
+klog_mark
 expect_ok rmmod srp_ibcm
+expect_klog "srp_ibcm: u1 logged out \\(DREP\\): leaving rxe0\$"
 wait_for 20 "unloading srp_ibcm closed u1 at the target" channels_are 0
 remove_acl
 expect_ok cfs_drop_tport "$guid"
