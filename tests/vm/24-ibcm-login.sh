@@ -18,6 +18,8 @@
 # vm-timeout: 600
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 . "$SRPT_ROOT/tests/vm/lib.sh"
+# shellcheck source-path=SCRIPTDIR source=initiator.sh
+. "$SRPT_ROOT/tests/vm/initiator.sh"
 
 : "${SRPT_IBCM_MODULE:=}"
 [ -f "${SRPT_IBCM_MODULE:-/nonexistent}" ] ||
@@ -90,13 +92,6 @@ ibcm_state_is() {
 	esac
 }
 
-# channels_are N: the core counts N channels.
-channels_are() {
-	local o
-	o=$(</sys/kernel/debug/ib_srpt/objects)
-	[[ $'\n'$o$'\n' == *$'\n'"channels $1"$'\n'* ]]
-}
-
 # login NAME [KEY=VALUE...]: the login command to our target port, the
 # defaults overridden by KEY=VALUE (later keys win in srp_ibcm).
 login() {
@@ -132,6 +127,18 @@ make_tport() {
 	expect_attr_set "$tpg/enable" 1
 }
 make_tport
+# What every login leaves behind once it is over: the core's live objects
+# (nexuses, channels, commands, receive buffers) and the RDMA resources
+# (PDs, QPs: the target's and srp_ibcm's).
+base=$(srpt_objects)
+res_base=$(rdma_res)
+
+# expect_released WHAT: the objects and resources back at their baselines.
+expect_released() {
+	expect_objects "$base"
+	expect_rdma_res "$res_base"
+	pass "$1"
+}
 
 # add_acl: the ACL of the initiator's port GUID (offered by IB/CM logins
 # on a GUID-named target port), LUN 0 mapped.
@@ -167,7 +174,7 @@ expect_ibcm "$(login r4 it_iu_len=$((max_req + 1)))" "r4 rejected reason=0x00010
 expect_ibcm "$(login r5 it_iu_len=63)" "r5 rejected reason=0x00010002"
 expect_klog "$rejected target port identifier is not this target's"
 expect_klog "$rejected requested max initiator to target IU length out of range"
-wait_for 20 "no channel left by the rejects" channels_are 0
+expect_released "nothing left by the rejects"
 
 # ---------------------------------------------------------------------------
 # Login, I/O, logout.
@@ -181,7 +188,7 @@ expect_io c1
 expect_io c1
 expect_ibcm "state c1" "c1 connected"
 expect_ibcm "logout c1" "c1 logged out (DREP)"
-wait_for 20 "the target released c1" channels_are 0
+expect_released "the target released c1"
 expect_ibcm "state c1" "c1 error: no such channel"
 
 # ---------------------------------------------------------------------------
@@ -202,7 +209,8 @@ expect_io m3
 expect_ibcm "io m1" "m1 io failed: not connected"
 expect_ibcm "logout m1" "m1 logged out (DREQ from the target)"
 expect_ibcm "logout m2" "m2 logged out (DREQ from the target)"
-wait_for 20 "the target keeps only m3" channels_are 1
+wait_object channels 1 20
+pass "the target keeps only m3"
 
 # ---------------------------------------------------------------------------
 # Removing the ACL disconnects the channel.
@@ -211,8 +219,9 @@ klog_mark
 remove_acl
 wait_for 20 "removing the ACL made the target disconnect m3" ibcm_state_is m3 disconnected
 expect_klog "ib_srpt: rxe0 port 1: logging out $guid: its ACL or session was removed\$"
-wait_for 20 "the target released m3" channels_are 0
+expect_objects "$base"
 expect_ibcm "logout m3" "m3 logged out (DREQ from the target)"
+expect_rdma_res "$res_base"
 expect_ibcm "$(login r6)" "r6 rejected reason=0x00010000"
 
 # ---------------------------------------------------------------------------
@@ -224,7 +233,7 @@ expect_io u1
 klog_mark
 expect_ok rmmod srp_ibcm
 expect_klog "srp_ibcm: u1 logged out \\(DREP\\): leaving rxe0\$"
-wait_for 20 "unloading srp_ibcm closed u1 at the target" channels_are 0
+expect_released "unloading srp_ibcm closed u1 at the target"
 remove_acl
 expect_ok cfs_drop_tport "$guid"
 expect_ok rmdir "$SRPT_CFS"
