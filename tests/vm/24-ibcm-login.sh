@@ -5,16 +5,21 @@
 # sends SRP_LOGIN_REQ in the CM REQ to the target's service ID (ib_srp
 # cannot: it asks the SA for its path). Against a GUID-named target port
 # with a GUID ACL (the initiator's port GUID), a login gets its
-# SRP_LOGIN_RSP, carries INQUIRY, READ CAPACITY and a WRITE/READ compare,
-# and logs out with a DREQ that the target answers (DREP). The rejects carry their SRP_LOGIN_REJ reasons
-# (SRP r16a table 10): no ACL, a wrong target port id, an IU length out
-# of range. Multichannel: a MULTI login keeps the earlier channel, a
-# SINGLE login terminates both (the target's DREQ); removing the ACL
-# disconnects the channel (the target's DREQ); unloading srp_ibcm logs
-# its channel out (DREP). Then
-# the in-tree ib_srpt is asked the same: it listens for IB/CM on
-# InfiniBand ports only, so the CM itself rejects the login (invalid
-# service ID); its result is logged beside ours.
+# SRP_LOGIN_RSP and carries INQUIRY, READ CAPACITY (the ramdisk's last
+# LBA) and a WRITE/READ compare of a pattern new at every io; a logout's
+# DREQ gets the target's DREP. The rejects carry their SRP_LOGIN_REJ
+# reasons (SRP r16a table 10): no ACL, a wrong target port id, an IU
+# length out of range, a disabled TPG. Multichannel: a MULTI login keeps
+# the earlier channel, a SINGLE login makes the target disconnect the
+# two before it (its DREQ). The target disconnects a channel (its DREQ)
+# when its ACL is removed, its TPG disabled, its target port removed, and
+# when its RDMA device goes (`rdma link delete`: a RoCE device with the
+# target's IB/CM listener on it); on the device added again, logins work
+# again. Unloading srp_ibcm logs its channel out (DREP).
+# After every login the core's live objects and the RDMA resources come
+# back to their baselines. Then the in-tree ib_srpt is asked the same:
+# it listens for IB/CM on InfiniBand ports only, so the CM itself rejects
+# the login (invalid service ID); its result is logged beside ours.
 # vm-timeout: 600
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 . "$SRPT_ROOT/tests/vm/lib.sh"
@@ -28,19 +33,22 @@ ctl=/sys/kernel/debug/srp_ibcm/ctl
 
 tcli_start
 setup_rxe rxe0
+file_has /proc/mounts ' /sys/kernel/debug debugfs ' ||
+	mount -t debugfs debugfs /sys/kernel/debug
+# srp_ibcm before ib_srpt: the RDMA core removes a device from its
+# clients in reverse order of registration, so ib_srpt sees rxe0 go while
+# srp_ibcm's channel is still up, and logs it out itself. insmod resolves
+# no dependencies.
+timeout "$SRPT_CMD_TIMEOUT" modprobe -a ib_cm
+expect_ok insmod "$SRPT_IBCM_MODULE"
 load_srpt
 gid=$(rxe_gid rxe0)
 guid=$(guid_name "$gid")
 sg=$(</sys/module/ib_srpt/parameters/srpt_service_guid)
 sg=${sg#0x}
 [[ $sg =~ ^[0-9a-f]{16}$ ]] || fail "unexpected service GUID '$sg'"
-expect_dmesg "ib_srpt: rxe0: listening for IB/CM logins: id_ext=$sg,ioc_guid=$sg,service_id=$sg\$"
-
-file_has /proc/mounts ' /sys/kernel/debug debugfs ' ||
-	mount -t debugfs debugfs /sys/kernel/debug
-# insmod resolves no dependencies.
-timeout "$SRPT_CMD_TIMEOUT" modprobe -a ib_cm
-expect_ok insmod "$SRPT_IBCM_MODULE"
+listening="ib_srpt: rxe0: listening for IB/CM logins: id_ext=$sg,ioc_guid=$sg,service_id=$sg\$"
+expect_dmesg "$listening"
 
 IBCM=
 # ibcm COMMAND...: one command to srp_ibcm (one write); its result line in
@@ -225,7 +233,69 @@ expect_rdma_res "$res_base"
 expect_ibcm "$(login r6)" "r6 rejected reason=0x00010000"
 
 # ---------------------------------------------------------------------------
-# Unloading srp_ibcm with a channel up closes it.
+# The target logs a channel out when its TPG is disabled, and when its
+# target port is removed: ACL, LUN, TPG, as `targetcli clearconfig` does
+# before `rmmod ib_srpt`, which is refused while configfs holds the
+# module (42-rmmod-during-io).
+# ---------------------------------------------------------------------------
+add_acl
+expect_ibcm_re "$(login t1)" "$(logged_in_re t1 0)"
+expect_io t1
+klog_mark
+expect_attr_set "$tpg/enable" 0
+wait_for 20 "disabling the TPG made the target disconnect t1" ibcm_state_is t1 disconnected
+expect_klog "ib_srpt: rxe0 port 1: target port $guid disabled\$"
+expect_klog "ib_srpt: rxe0 port 1: logging out $guid: its TPG was disabled\$"
+expect_objects "$base"
+expect_ibcm "logout t1" "t1 logged out (DREQ from the target)"
+expect_rdma_res "$res_base"
+expect_ibcm "$(login r7)" "r7 rejected reason=0x00010001"
+expect_klog "$rejected the target port is not enabled\$"
+expect_attr_set "$tpg/enable" 1
+
+expect_ibcm_re "$(login t2)" "$(logged_in_re t2 0)"
+expect_io t2
+klog_mark
+expect_ok cfs_drop_tport "$guid"
+wait_for 20 "removing the target port made the target disconnect t2" ibcm_state_is t2 disconnected
+expect_klog "ib_srpt: rxe0 port 1: logging out $guid: its ACL or session was removed\$"
+expect_klog "ib_srpt: rxe0 port 1: removed target port $guid\$"
+expect_live 'target_ports 0' 'tpgs 0' 'nexuses 0' 'channels 0' 'commands 0' 'receive_buffers 0'
+expect_ibcm "logout t2" "t2 logged out (DREQ from the target)"
+expect_rdma_res "$res_base"
+
+# ---------------------------------------------------------------------------
+# Removing the RDMA device with a channel up: the target logs the channel
+# out itself (srp_ibcm answers its DREQ) and stops its IB/CM listener on
+# the RoCE device; srp_ibcm then has nothing left to close. rxe0 comes
+# back on the same netdev (the same GID: the same names).
+# ---------------------------------------------------------------------------
+make_tport
+add_acl
+expect_ibcm_re "$(login d1)" "$(logged_in_re d1 0)"
+expect_io d1
+klog_mark
+expect_ok rdma link delete rxe0
+expect_klog "ib_srpt: rxe0 port 1: logging out $guid: the RDMA device is going away\$"
+expect_klog 'ib_srpt: rxe0: removed$'
+expect_klog "srp_ibcm: d1 logged out \\(DREQ from the target\\): leaving rxe0\$"
+expect_no_klog 'ib_srpt: .*still waiting'
+expect_ibcm "state d1" "d1 error: no such channel"
+expect_live 'devices 0' 'nexuses 0' 'channels 0' 'commands 0' 'receive_buffers 0'
+# The orphaned target port goes with its port.
+expect_ok cfs_drop_tport "$guid"
+expect_live 'devices 0' 'ports 0' 'target_ports 0'
+klog_mark
+expect_ok rdma link add rxe0 type rxe netdev srpt0
+wait_for 30 "rxe0 back, port 1 ACTIVE" port_state rxe0 ACTIVE
+expect_ok test "$(rxe_gid rxe0)" = "$gid"
+expect_klog "$listening"
+make_tport
+base=$(srpt_objects)
+res_base=$(rdma_res)
+
+# ---------------------------------------------------------------------------
+# Unloading srp_ibcm with a channel up logs it out.
 # ---------------------------------------------------------------------------
 add_acl
 expect_ibcm_re "$(login u1)" "$(logged_in_re u1 0)"
