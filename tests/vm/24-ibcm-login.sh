@@ -17,9 +17,10 @@
 # target's IB/CM listener on it); on the device added again, logins work
 # again. Unloading srp_ibcm logs its channel out (DREP).
 # After every login the core's live objects and the RDMA resources come
-# back to their baselines. Then the in-tree ib_srpt is asked the same:
-# it listens for IB/CM on InfiniBand ports only, so the CM itself rejects
-# the login (invalid service ID); its result is logged beside ours.
+# back to their baselines. Then the in-tree ib_srpt, under the same
+# service GUID, is asked the same: it listens for IB/CM on InfiniBand
+# ports only, so the CM itself rejects the login (invalid service ID);
+# its result is logged beside ours.
 # vm-timeout: 600
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 . "$SRPT_ROOT/tests/vm/lib.sh"
@@ -316,6 +317,13 @@ expect_ok rmmod ib_srpt
 allow_intree_srpt
 expect_ok modprobe ib_srpt
 [[ $(</sys/module/ib_srpt/taint) != *O* ]] || fail "the module loaded as in-tree is out-of-tree"
+# Its service GUID (rxe0's node GUID, as ours) is the service ID the
+# logins ask for: a reject of that ID means no listener on RoCE, not one
+# under another ID.
+intree_sg=$(</sys/module/ib_srpt/parameters/srpt_service_guid)
+[ "${intree_sg#0x}" = "$sg" ] ||
+	fail "the in-tree target's service GUID is $intree_sg, not the 0x$sg that the logins ask for"
+pass "in-tree srpt_service_guid = 0x$sg, the logins' service ID"
 expect_ok insmod "$SRPT_IBCM_MODULE"
 make_tport
 add_acl
