@@ -38,7 +38,9 @@
  * The path's destination MAC is the local port's own: loopback only (the
  * target on the same RDMA device, as in the VM scenarios). Everything is
  * bounded in time; unloading the module, or removing the RDMA device,
- * closes every channel.
+ * closes every channel ("srp_ibcm: NAME logged out (HOW): leaving DEV").
+ * A pr_warn() line is a failure of the test whatever the results say:
+ * tests/vm/24-ibcm-login.sh lists them and fails on any.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 

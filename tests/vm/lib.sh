@@ -827,6 +827,17 @@ expect_dmesg_since() {
 	pass "dmesg: ${lines#\[*\] }"
 }
 
+# expect_no_dmesg_since MARK REGEX: no kernel log line after MARK matches
+# (ERE); those that do are shown.
+expect_no_dmesg_since() {
+	local lines
+	if lines=$(_vm_dmesg_since "$1" | grep -E -- "$2"); then
+		printf '%s\n' "$lines" | _indent
+		fail "kernel log lines since the mark match /$2/"
+	fi
+	pass "no kernel log line since the mark matches /$2/"
+}
+
 # wait_dmesg_since SECONDS MARK REGEX: until a kernel log line after MARK
 # matches.
 wait_dmesg_since() {
