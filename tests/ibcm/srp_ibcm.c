@@ -12,7 +12,10 @@
  *
  * Control: /sys/kernel/debug/srp_ibcm/ctl takes one command per write;
  * reading it gives the result of the last command, which is also logged
- * as "srp_ibcm: RESULT". Commands:
+ * as "srp_ibcm: RESULT". A write succeeds once its command has a result,
+ * whatever the result says; it fails, and leaves no result to read (an
+ * empty line), only when no command ran (too long, no memory, killed).
+ * Commands:
  *
  *   login NAME dev=DEV port=N dgid=HEX32 service_id=HEX16 id_ext=HEX16
  *         ioc_guid=HEX16 initiator_ext=HEX16 [it_iu_len=N] [multi=0|1]
@@ -22,14 +25,22 @@
  *     -> NAME rejected reason=0xXXXXXXXX     (SRP_LOGIN_REJ)
  *     -> NAME cm_rejected cm_reason=N       (a CM REJ without SRP_LOGIN_REJ)
  *     -> NAME error ...
- *   io NAME     -> NAME io ok blocks=N block_size=N | NAME io failed: ...
+ *   io NAME     -> NAME io ok last_lba=N block_size=N blocks=N seed=0xXXXXXXXX
+ *                  (READ CAPACITY's answer; the WRITE/READ compare's blocks
+ *                  at LBA 0 and its pattern, new at every io)
+ *               | NAME io failed: ...
  *   state NAME  -> NAME connected | NAME disconnected by the target (DREQ)
- *   logout NAME -> NAME logged out
+ *   logout NAME -> NAME logged out (HOW): what ended the disconnect, the
+ *                  first of: DREP (the target answered our DREQ), DREQ
+ *                  from the target, DREQ error, timewait exit, no DREP,
+ *                  sending the DREQ failed (N)
  *
  * The path's destination MAC is the local port's own: loopback only (the
  * target on the same RDMA device, as in the VM scenarios). Everything is
  * bounded in time; unloading the module, or removing the RDMA device,
- * closes every channel.
+ * closes every channel ("srp_ibcm: NAME logged out (HOW): leaving DEV").
+ * A pr_warn() line is a failure of the test whatever the results say:
+ * tests/vm/24-ibcm-login.sh lists them and fails on any.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -52,6 +63,7 @@
 #include <rdma/ib_cm.h>
 #include <rdma/ib_sa.h>
 #include <rdma/ib_verbs.h>
+#include <scsi/srp.h>
 
 #define IBCM_NAME_LEN		32
 #define IBCM_RESULT_LEN		256
@@ -64,25 +76,19 @@
 #define IBCM_CM_WAIT		(40 * HZ)
 #define IBCM_IO_WAIT		(10 * HZ)
 #define IBCM_DISC_WAIT		(20 * HZ)
+#define IBCM_FLUSH_WAIT		(10 * HZ)
 /* RDMA/CM's packet lifetime on RoCE (CMA_IBOE_PACKET_LIFETIME). */
 #define IBCM_PACKET_LIFETIME	18
 
-/* SRP r16a: opcodes and the byte offsets used here (all big endian). */
-#define SRP_OP_LOGIN_REQ	0x00
-#define SRP_OP_CMD		0x02
-#define SRP_OP_LOGIN_RSP	0xc0
-#define SRP_OP_RSP		0xc1
-#define SRP_OP_LOGIN_REJ	0xc2
-#define SRP_LOGIN_REQ_SIZE	64
-#define SRP_LOGIN_RSP_SIZE	52
-#define SRP_LOGIN_REJ_SIZE	32
-#define SRP_CMD_SIZE		48
-#define SRP_DESC_SIZE		16
-#define SRP_RSP_SIZE		36
-#define SRP_BUF_FMT_DIRECT	0x0002
-#define SRP_BUF_FMT_INDIRECT	0x0004
-#define SRP_DESC_DIRECT		1
-#define SRP_RSP_DIUNDER		0x20
+/* The sizes SRP r16a gives its IUs; <scsi/srp.h>'s structures match them. */
+static_assert(sizeof(struct srp_login_req) == 64);
+static_assert(sizeof(struct srp_login_rsp) == 52);
+static_assert(sizeof(struct srp_login_rej) == 32);
+static_assert(sizeof(struct srp_cmd) == 48);
+static_assert(sizeof(struct srp_direct_buf) == 16);
+static_assert(sizeof(struct srp_rsp) == 36);
+/* SRP_LOGIN_RSP's MULTI-CHANNEL RESULT (SRP_LOGIN_RSP_MULTICHAN_*). */
+#define IBCM_MULTICHAN_RESULT	0x3
 
 enum ibcm_state {
 	IBCM_CONNECTING,
@@ -94,11 +100,17 @@ enum ibcm_state {
 
 struct ibcm_chan;
 
+/* A kmalloc'ed buffer and its DMA mapping, if it was mapped. */
+struct ibcm_buf {
+	void *cpu;
+	u64 dma;
+	bool mapped;
+};
+
 struct ibcm_rx {
 	struct ib_cqe cqe;
 	struct ibcm_chan *ch;
-	void *buf;
-	u64 dma;
+	struct ibcm_buf iu;
 };
 
 struct ibcm_chan {
@@ -110,10 +122,13 @@ struct ibcm_chan {
 	struct ib_pd *pd;
 	struct ib_cq *cq;
 	struct ib_qp *qp;
-	bool qp_init;
+	/* Work requests posted and not completed; flush_wq: it reached 0. */
+	atomic_t posted;
+	wait_queue_head_t flush_wq;
 	struct ib_cm_id *cm;
 	struct sa_path_rec path;
-	u8 login_req[SRP_LOGIN_REQ_SIZE];
+	struct srp_login_req login_req;
+	bool dreq_sent;			/* by ibcm_logout_start(), for its finish */
 
 	/* The CM handler's results, under @lock. */
 	spinlock_t lock;
@@ -126,24 +141,22 @@ struct ibcm_chan {
 	u32 max_it_iu_len, max_ti_iu_len, req_lim;
 	u8 rsp_flags;
 	struct completion cm_done;	/* REP handled, REJ, or a CM error */
-	struct completion disc_done;	/* DREP, DREQ error or timewait exit */
+	struct completion disc_done;	/* DREP, DREQ, DREQ error, timewait exit */
+	char disc_end[48];		/* what ended the disconnect, first */
 
 	/* Information units and data. */
-	void *tx;
-	u64 tx_dma;
+	struct ibcm_buf tx;
 	struct ib_cqe tx_cqe;
 	struct completion tx_done;
 	int tx_status;
 	struct ibcm_rx rx[IBCM_RX_COUNT];
 	struct completion rx_done;
 	u64 cur_tag;
-	u8 rsp[IBCM_RX_SIZE];
+	u8 rsp[IBCM_RX_SIZE] __aligned(8);
 	u32 rsp_len;
-	void *data;
-	u64 data_dma;
-	bool broken;			/* a command timed out */
+	struct ibcm_buf data;
+	bool broken;			/* a command timed out or failed */
 	u64 next_tag;
-	u8 seq;
 };
 
 struct ibcm_dev {
@@ -180,18 +193,41 @@ static struct ibcm_chan *ibcm_find_chan(const char *name)
 
 /* ---- Completions ---- */
 
+/*
+ * A completion's last touch of @ch. The teardown that sees no work
+ * request left may go on at once, but frees @ch only after ib_free_cq(),
+ * which waits for a running completion handler.
+ */
+static void ibcm_wr_done(struct ibcm_chan *ch)
+{
+	if (atomic_dec_and_test(&ch->posted))
+		wake_up(&ch->flush_wq);
+}
+
 static void ibcm_tx_done(struct ib_cq *cq, struct ib_wc *wc)
 {
 	struct ibcm_chan *ch = cq->cq_context;
 
 	ch->tx_status = wc->status;
 	complete(&ch->tx_done);
+	ibcm_wr_done(ch);
+}
+
+static int ibcm_post_send(struct ibcm_chan *ch, const struct ib_send_wr *wr)
+{
+	int ret;
+
+	atomic_inc(&ch->posted);
+	ret = ib_post_send(ch->qp, wr, NULL);
+	if (ret)
+		atomic_dec(&ch->posted);
+	return ret;
 }
 
 static int ibcm_post_recv(struct ibcm_rx *rx)
 {
 	struct ib_sge sge = {
-		.addr = rx->dma,
+		.addr = rx->iu.dma,
 		.length = IBCM_RX_SIZE,
 		.lkey = rx->ch->pd->local_dma_lkey,
 	};
@@ -200,45 +236,52 @@ static int ibcm_post_recv(struct ibcm_rx *rx)
 		.sg_list = &sge,
 		.num_sge = 1,
 	};
+	int ret;
 
-	return ib_post_recv(rx->ch->qp, &wr, NULL);
+	atomic_inc(&rx->ch->posted);
+	ret = ib_post_recv(rx->ch->qp, &wr, NULL);
+	if (ret)
+		atomic_dec(&rx->ch->posted);
+	return ret;
 }
 
 static void ibcm_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 {
 	struct ibcm_rx *rx = container_of(wc->wr_cqe, struct ibcm_rx, cqe);
 	struct ibcm_chan *ch = rx->ch;
-	const u8 *iu = rx->buf;
+	const struct srp_rsp *iu = rx->iu.cpu;
 	int ret;
 
 	if (wc->status != IB_WC_SUCCESS) {
 		if (wc->status != IB_WC_WR_FLUSH_ERR)
-			pr_info("%s: receive failed: %s\n", ch->name,
+			pr_warn("%s: receive failed: %s\n", ch->name,
 				ib_wc_status_msg(wc->status));
-		return;
+		goto out;
 	}
-	ib_dma_sync_single_for_cpu(ch->ib, rx->dma, IBCM_RX_SIZE,
+	ib_dma_sync_single_for_cpu(ch->ib, rx->iu.dma, IBCM_RX_SIZE,
 				   DMA_FROM_DEVICE);
-	if (wc->byte_len >= SRP_RSP_SIZE && iu[0] == SRP_OP_RSP &&
-	    get_unaligned_be64(iu + 8) == ch->cur_tag) {
+	if (wc->byte_len >= sizeof(*iu) && iu->opcode == SRP_RSP &&
+	    get_unaligned(&iu->tag) == ch->cur_tag) {
 		ch->rsp_len = min_t(u32, wc->byte_len, sizeof(ch->rsp));
 		memcpy(ch->rsp, iu, ch->rsp_len);
 		complete(&ch->rx_done);
 	} else {
-		pr_info("%s: ignored an IU of %u bytes, opcode %#x\n", ch->name,
-			wc->byte_len, wc->byte_len ? iu[0] : 0);
+		pr_warn("%s: ignored an IU of %u bytes, opcode %#x\n", ch->name,
+			wc->byte_len, wc->byte_len ? iu->opcode : 0);
 	}
-	ib_dma_sync_single_for_device(ch->ib, rx->dma, IBCM_RX_SIZE,
+	ib_dma_sync_single_for_device(ch->ib, rx->iu.dma, IBCM_RX_SIZE,
 				      DMA_FROM_DEVICE);
 	/*
 	 * Reposted under the lock: once the teardown has set closing, no
-	 * receive is posted behind the drain's marker.
+	 * receive is posted behind its flush.
 	 */
 	spin_lock_bh(&ch->lock);
 	ret = ch->closing ? 0 : ibcm_post_recv(rx);
 	spin_unlock_bh(&ch->lock);
 	if (ret)
-		pr_info("%s: reposting a receive failed (%d)\n", ch->name, ret);
+		pr_warn("%s: reposting a receive failed (%d)\n", ch->name, ret);
+out:
+	ibcm_wr_done(ch);
 }
 
 /* ---- The CM ---- */
@@ -263,28 +306,38 @@ static int ibcm_modify_qp(struct ibcm_chan *ch, enum ib_qp_state state)
 	return ib_modify_qp(ch->qp, &attr, mask);
 }
 
-static void ibcm_rep_received(struct ibcm_chan *ch, const u8 *rsp)
+/* A REP that cannot make a channel: the CM REJ, then the failed login. */
+static void ibcm_rep_refuse(struct ibcm_chan *ch, const char *why, int err)
 {
+	ib_send_cm_rej(ch->cm, IB_CM_REJ_CONSUMER_DEFINED, NULL, 0, NULL, 0);
+	ibcm_cm_fail(ch, why, err);
+}
+
+static void ibcm_rep_received(struct ibcm_chan *ch,
+			      const struct srp_login_rsp *rsp)
+{
+	u32 max_ti_iu_len = get_unaligned_be32(&rsp->max_ti_iu_len);
 	int ret;
 
-	if (rsp[0] != SRP_OP_LOGIN_RSP) {
-		ib_send_cm_rej(ch->cm, IB_CM_REJ_CONSUMER_DEFINED, NULL, 0,
-			       NULL, 0);
-		ibcm_cm_fail(ch, "the REP carries no SRP_LOGIN_RSP", rsp[0]);
+	if (rsp->opcode != SRP_LOGIN_RSP) {
+		ibcm_rep_refuse(ch, "the REP carries no SRP_LOGIN_RSP",
+				rsp->opcode);
+		return;
+	}
+	/* A response longer than a receive buffer could never arrive. */
+	if (max_ti_iu_len > IBCM_RX_SIZE) {
+		ibcm_rep_refuse(ch, "max_ti_iu_len beyond the receive buffer",
+				max_ti_iu_len);
 		return;
 	}
 	ret = ibcm_modify_qp(ch, IB_QPS_RTR);
 	if (ret) {
-		ib_send_cm_rej(ch->cm, IB_CM_REJ_CONSUMER_DEFINED, NULL, 0,
-			       NULL, 0);
-		ibcm_cm_fail(ch, "QP to RTR failed", ret);
+		ibcm_rep_refuse(ch, "QP to RTR failed", ret);
 		return;
 	}
 	ret = ibcm_modify_qp(ch, IB_QPS_RTS);
 	if (ret) {
-		ib_send_cm_rej(ch->cm, IB_CM_REJ_CONSUMER_DEFINED, NULL, 0,
-			       NULL, 0);
-		ibcm_cm_fail(ch, "QP to RTS failed", ret);
+		ibcm_rep_refuse(ch, "QP to RTS failed", ret);
 		return;
 	}
 	ret = ib_send_cm_rtu(ch->cm, NULL, 0);
@@ -293,10 +346,10 @@ static void ibcm_rep_received(struct ibcm_chan *ch, const u8 *rsp)
 		return;
 	}
 	spin_lock_bh(&ch->lock);
-	ch->req_lim = get_unaligned_be32(rsp + 4);
-	ch->max_it_iu_len = get_unaligned_be32(rsp + 16);
-	ch->max_ti_iu_len = get_unaligned_be32(rsp + 20);
-	ch->rsp_flags = rsp[26];
+	ch->req_lim = get_unaligned_be32(&rsp->req_lim_delta);
+	ch->max_it_iu_len = get_unaligned_be32(&rsp->max_it_iu_len);
+	ch->max_ti_iu_len = max_ti_iu_len;
+	ch->rsp_flags = rsp->rsp_flags;
 	ch->state = IBCM_LIVE;
 	spin_unlock_bh(&ch->lock);
 	complete(&ch->cm_done);
@@ -305,7 +358,7 @@ static void ibcm_rep_received(struct ibcm_chan *ch, const u8 *rsp)
 static void ibcm_rej_received(struct ibcm_chan *ch,
 			      const struct ib_cm_event *event)
 {
-	const u8 *rej = event->private_data;
+	const struct srp_login_rej *rej = event->private_data;
 
 	spin_lock_bh(&ch->lock);
 	if (ch->state != IBCM_CONNECTING) {
@@ -315,10 +368,19 @@ static void ibcm_rej_received(struct ibcm_chan *ch,
 	ch->state = IBCM_REJECTED;
 	ch->cm_rej_reason = event->param.rej_rcvd.reason;
 	if (ch->cm_rej_reason == IB_CM_REJ_CONSUMER_DEFINED && rej &&
-	    rej[0] == SRP_OP_LOGIN_REJ)
-		ch->rej_reason = get_unaligned_be32(rej + 4);
+	    rej->opcode == SRP_LOGIN_REJ)
+		ch->rej_reason = get_unaligned_be32(&rej->reason);
 	spin_unlock_bh(&ch->lock);
 	complete(&ch->cm_done);
+}
+
+/* The first of the events that end a disconnect is the one a logout reports. */
+static void ibcm_disc_end(struct ibcm_chan *ch, const char *how)
+{
+	spin_lock_bh(&ch->lock);
+	if (!ch->disc_end[0])
+		strscpy(ch->disc_end, how, sizeof(ch->disc_end));
+	spin_unlock_bh(&ch->lock);
 }
 
 /* Never returns non-zero: the channel's teardown destroys the CM id. */
@@ -342,19 +404,29 @@ static int ibcm_cm_handler(struct ib_cm_id *cm_id,
 		ch->dreq_received = true;
 		ch->state = IBCM_DISCONNECTED;
 		spin_unlock_bh(&ch->lock);
+		ibcm_disc_end(ch, "DREQ from the target");
 		pr_info("%s: DREQ received\n", ch->name);
 		if (ib_send_cm_drep(cm_id, NULL, 0))
-			pr_info("%s: sending the DREP failed\n", ch->name);
+			pr_warn("%s: sending the DREP failed\n", ch->name);
+		/* Also the end of a DREQ of ours that crossed it. */
+		complete(&ch->disc_done);
 		break;
 	case IB_CM_DREP_RECEIVED:
+		ibcm_disc_end(ch, "DREP");
+		complete(&ch->disc_done);
+		break;
 	case IB_CM_DREQ_ERROR:
+		ibcm_disc_end(ch, "DREQ error");
+		complete(&ch->disc_done);
+		break;
 	case IB_CM_TIMEWAIT_EXIT:
+		ibcm_disc_end(ch, "timewait exit");
 		complete(&ch->disc_done);
 		break;
 	case IB_CM_MRA_RECEIVED:
 		break;
 	default:
-		pr_info("%s: CM event %d\n", ch->name, event->event);
+		pr_warn("%s: CM event %d\n", ch->name, event->event);
 		break;
 	}
 	return 0;
@@ -362,17 +434,43 @@ static int ibcm_cm_handler(struct ib_cm_id *cm_id,
 
 /* ---- Channels ---- */
 
-static void ibcm_unmap_free(struct ibcm_chan *ch, void *buf, u64 dma,
+static void ibcm_unmap_free(struct ibcm_chan *ch, struct ibcm_buf *b,
 			    size_t len, enum dma_data_direction dir)
 {
-	if (!buf)
-		return;
-	if (dma)
-		ib_dma_unmap_single(ch->ib, dma, len, dir);
-	kfree(buf);
+	if (b->mapped)
+		ib_dma_unmap_single(ch->ib, b->dma, len, dir);
+	kfree(b->cpu);
 }
 
-/* Frees everything @ch holds; the CM id first, so no handler runs after. */
+/*
+ * Moves the QP to the error state and waits, bounded, for its work
+ * requests to complete flushed (ib_drain_qp() would wait for ever).
+ * Nothing is reposted: closing is set.
+ */
+static void ibcm_flush_qp(struct ibcm_chan *ch)
+{
+	struct ib_qp_attr attr = { .qp_state = IB_QPS_ERR };
+	int ret;
+
+	if (!atomic_read(&ch->posted))
+		return;
+	ret = ib_modify_qp(ch->qp, &attr, IB_QP_STATE);
+	if (ret)
+		pr_warn("%s: moving the QP to the error state failed (%d)\n",
+			ch->name, ret);
+	else if (!wait_event_timeout(ch->flush_wq, !atomic_read(&ch->posted),
+				     IBCM_FLUSH_WAIT))
+		pr_warn("%s: %d work requests not flushed within %d s\n",
+			ch->name, atomic_read(&ch->posted),
+			IBCM_FLUSH_WAIT / HZ);
+}
+
+/*
+ * Frees everything @ch holds: the CM id first, so no CM handler runs
+ * after; the QP flushed, then destroyed, so the device touches no buffer
+ * after; the CQ freed, so no completion handler runs after, flushed or
+ * not; then the buffers.
+ */
 static void ibcm_destroy(struct ibcm_chan *ch)
 {
 	int i;
@@ -383,18 +481,16 @@ static void ibcm_destroy(struct ibcm_chan *ch)
 	ch->closing = true;
 	spin_unlock_bh(&ch->lock);
 	if (ch->qp) {
-		if (ch->qp_init)
-			ib_drain_qp(ch->qp);
+		ibcm_flush_qp(ch);
 		ib_destroy_qp(ch->qp);
 	}
 	if (ch->cq)
 		ib_free_cq(ch->cq);
-	ibcm_unmap_free(ch, ch->tx, ch->tx_dma, IBCM_TX_SIZE, DMA_TO_DEVICE);
+	ibcm_unmap_free(ch, &ch->tx, IBCM_TX_SIZE, DMA_TO_DEVICE);
 	for (i = 0; i < IBCM_RX_COUNT; i++)
-		ibcm_unmap_free(ch, ch->rx[i].buf, ch->rx[i].dma, IBCM_RX_SIZE,
+		ibcm_unmap_free(ch, &ch->rx[i].iu, IBCM_RX_SIZE,
 				DMA_FROM_DEVICE);
-	ibcm_unmap_free(ch, ch->data, ch->data_dma, IBCM_DATA_SIZE,
-			DMA_BIDIRECTIONAL);
+	ibcm_unmap_free(ch, &ch->data, IBCM_DATA_SIZE, DMA_BIDIRECTIONAL);
 	if (ch->pd)
 		ib_dealloc_pd(ch->pd);
 	if (ch->sgid_attr)
@@ -402,33 +498,81 @@ static void ibcm_destroy(struct ibcm_chan *ch)
 	kfree(ch);
 }
 
-/* A DREQ unless the target sent one, the wait for its end, the teardown. */
-static void ibcm_logout(struct ibcm_chan *ch)
+/*
+ * A logout in two steps, so that many channels wait at once: the DREQ
+ * unless the target sent one (ibcm_logout_start), then the wait for the
+ * end of the disconnect until a deadline and the teardown
+ * (ibcm_logout_finish). The caller took @ch off ibcm_chans.
+ */
+static void ibcm_logout_start(struct ibcm_chan *ch)
 {
 	bool send_dreq;
+	char why[48];
+	int ret;
 
-	list_del(&ch->list);
 	spin_lock_bh(&ch->lock);
 	send_dreq = ch->state == IBCM_LIVE && !ch->dreq_received;
 	spin_unlock_bh(&ch->lock);
-	if (send_dreq && !ib_send_cm_dreq(ch->cm, NULL, 0) &&
-	    !wait_for_completion_timeout(&ch->disc_done, IBCM_DISC_WAIT))
-		pr_info("%s: no DREP within %d s\n", ch->name,
+	if (!send_dreq)
+		return;
+	ret = ib_send_cm_dreq(ch->cm, NULL, 0);
+	if (ret) {
+		/*
+		 * The CM takes a DREQ before its handler runs: refused
+		 * because the target's DREQ came in between, it is the
+		 * target's.
+		 */
+		if (ch->cm->state == IB_CM_DREQ_RCVD ||
+		    ch->cm->state == IB_CM_TIMEWAIT)
+			snprintf(why, sizeof(why), "DREQ from the target");
+		else
+			snprintf(why, sizeof(why),
+				 "sending the DREQ failed (%d)", ret);
+		ibcm_disc_end(ch, why);
+		return;
+	}
+	ch->dreq_sent = true;
+}
+
+/*
+ * @deadline in jiffies; what ended the disconnect (the DREP, the
+ * target's DREQ, ...) goes to @how, for the caller to report.
+ */
+static void ibcm_logout_finish(struct ibcm_chan *ch, unsigned long deadline,
+			       char *how, size_t how_len)
+{
+	long left = (long)(deadline - jiffies);
+
+	if (ch->dreq_sent &&
+	    !wait_for_completion_timeout(&ch->disc_done, max(left, 1L))) {
+		pr_warn("%s: no DREP within %d s\n", ch->name,
 			IBCM_DISC_WAIT / HZ);
+		ibcm_disc_end(ch, "no DREP");
+	}
+	spin_lock_bh(&ch->lock);
+	strscpy(how, ch->disc_end[0] ? ch->disc_end : "not connected",
+		how_len);
+	spin_unlock_bh(&ch->lock);
 	ibcm_destroy(ch);
 }
 
-static int ibcm_map(struct ibcm_chan *ch, void **buf, u64 *dma, size_t len,
+static void ibcm_logout(struct ibcm_chan *ch, char *how, size_t how_len)
+{
+	list_del(&ch->list);
+	ibcm_logout_start(ch);
+	ibcm_logout_finish(ch, jiffies + IBCM_DISC_WAIT, how, how_len);
+}
+
+static int ibcm_map(struct ibcm_chan *ch, struct ibcm_buf *b, size_t len,
 		    enum dma_data_direction dir)
 {
-	*buf = kzalloc(len, GFP_KERNEL);
-	if (!*buf)
+	b->cpu = kzalloc(len, GFP_KERNEL);
+	if (!b->cpu)
 		return -ENOMEM;
-	*dma = ib_dma_map_single(ch->ib, *buf, len, dir);
-	if (ib_dma_mapping_error(ch->ib, *dma)) {
-		*dma = 0;
+	b->dma = ib_dma_map_single(ch->ib, b->cpu, len, dir);
+	if (ib_dma_mapping_error(ch->ib, b->dma))
 		return -ENOMEM;
-	}
+	b->mapped = true;
 	return 0;
 }
 
@@ -473,19 +617,18 @@ static int ibcm_create_resources(struct ibcm_chan *ch)
 		ch->qp = NULL;
 		return ret;
 	}
-	ret = ibcm_map(ch, &ch->tx, &ch->tx_dma, IBCM_TX_SIZE, DMA_TO_DEVICE);
+	ret = ibcm_map(ch, &ch->tx, IBCM_TX_SIZE, DMA_TO_DEVICE);
 	if (ret)
 		return ret;
 	ch->tx_cqe.done = ibcm_tx_done;
-	ret = ibcm_map(ch, &ch->data, &ch->data_dma, IBCM_DATA_SIZE,
-		       DMA_BIDIRECTIONAL);
+	ret = ibcm_map(ch, &ch->data, IBCM_DATA_SIZE, DMA_BIDIRECTIONAL);
 	if (ret)
 		return ret;
 	for (i = 0; i < IBCM_RX_COUNT; i++) {
 		ch->rx[i].ch = ch;
 		ch->rx[i].cqe.done = ibcm_rx_done;
-		ret = ibcm_map(ch, &ch->rx[i].buf, &ch->rx[i].dma,
-			       IBCM_RX_SIZE, DMA_FROM_DEVICE);
+		ret = ibcm_map(ch, &ch->rx[i].iu, IBCM_RX_SIZE,
+			       DMA_FROM_DEVICE);
 		if (ret)
 			return ret;
 	}
@@ -496,7 +639,6 @@ static int ibcm_create_resources(struct ibcm_chan *ch)
 			   IB_QP_PORT | IB_QP_ACCESS_FLAGS);
 	if (ret)
 		return ret;
-	ch->qp_init = true;
 	for (i = 0; i < IBCM_RX_COUNT; i++) {
 		ret = ibcm_post_recv(&ch->rx[i]);
 		if (ret)
@@ -578,11 +720,11 @@ static void ibcm_login(const struct ibcm_login_args *a)
 		.retry_count = 7,
 		.rnr_retry_count = 7,
 		.max_cm_retries = 4,
-		.private_data_len = SRP_LOGIN_REQ_SIZE,
+		.private_data_len = sizeof(struct srp_login_req),
 	};
+	struct srp_login_req *r;
 	struct ibcm_chan *ch;
 	struct ibcm_dev *d;
-	u8 *r;
 	int ret;
 
 	if (ibcm_find_chan(a->name)) {
@@ -615,6 +757,7 @@ static void ibcm_login(const struct ibcm_login_args *a)
 	init_completion(&ch->disc_done);
 	init_completion(&ch->tx_done);
 	init_completion(&ch->rx_done);
+	init_waitqueue_head(&ch->flush_wq);
 	ch->state = IBCM_CONNECTING;
 
 	ch->sgid_attr = rdma_get_gid_attr(ch->ib, ch->port, a->sgid_index);
@@ -645,24 +788,28 @@ static void ibcm_login(const struct ibcm_login_args *a)
 		goto fail;
 	}
 
-	/* SRP_LOGIN_REQ, IB/CM form (SRP r16a table 9). */
-	r = ch->login_req;
-	r[0] = SRP_OP_LOGIN_REQ;
-	put_unaligned_be64(0, r + 8);
-	put_unaligned_be32(a->it_iu_len, r + 16);
-	put_unaligned_be16(SRP_BUF_FMT_DIRECT | SRP_BUF_FMT_INDIRECT, r + 24);
-	r[26] = a->multi ? 1 : 0;
-	put_unaligned_be64(a->initiator_ext, r + 32);
-	memcpy(r + 40, &ch->sgid_attr->gid.raw[8], 8);
-	put_unaligned_be64(a->id_ext, r + 48);
-	put_unaligned_be64(a->ioc_guid, r + 56);
+	/*
+	 * SRP_LOGIN_REQ, IB/CM form (SRP r16a table 9): the initiator port
+	 * id is initiator_ext and the port's GUID (the GID's interface id),
+	 * the target port id is id_ext and ioc_guid.
+	 */
+	r = &ch->login_req;
+	r->opcode = SRP_LOGIN_REQ;
+	put_unaligned_be32(a->it_iu_len, &r->req_it_iu_len);
+	put_unaligned_be16(SRP_BUF_FORMAT_DIRECT | SRP_BUF_FORMAT_INDIRECT,
+			   &r->req_buf_fmt);
+	r->req_flags = a->multi ? SRP_MULTICHAN_MULTI : SRP_MULTICHAN_SINGLE;
+	put_unaligned_be64(a->initiator_ext, r->initiator_port_id);
+	memcpy(r->initiator_port_id + 8, &ch->sgid_attr->gid.raw[8], 8);
+	put_unaligned_be64(a->id_ext, r->target_port_id);
+	put_unaligned_be64(a->ioc_guid, r->target_port_id + 8);
 
 	req.primary_path = &ch->path;
 	req.ppath_sgid_attr = ch->sgid_attr;
 	req.service_id = cpu_to_be64(a->service_id);
 	req.qp_num = ch->qp->qp_num;
 	req.starting_psn = get_random_u32() & 0xffffff;
-	req.private_data = ch->login_req;
+	req.private_data = &ch->login_req;
 	ret = ib_send_cm_req(ch->cm, &req);
 	if (ret) {
 		ibcm_set_result("%s error: ib_send_cm_req failed (%d)", a->name,
@@ -679,7 +826,7 @@ static void ibcm_login(const struct ibcm_login_args *a)
 	case IBCM_DISCONNECTED:	/* a DREQ right after the RTU */
 		ibcm_set_result("%s logged in max_it_iu_len=%u max_ti_iu_len=%u req_lim=%u multichannel_result=%u",
 				a->name, ch->max_it_iu_len, ch->max_ti_iu_len,
-				ch->req_lim, ch->rsp_flags & 3);
+				ch->req_lim, ch->rsp_flags & IBCM_MULTICHAN_RESULT);
 		list_add_tail(&ch->list, &ibcm_chans);
 		return;
 	case IBCM_REJECTED:
@@ -710,10 +857,11 @@ static int ibcm_exec(struct ibcm_chan *ch, const u8 *cdb, int cdb_len,
 		     enum dma_data_direction dir, u32 len, u8 *status,
 		     u32 *resid, const char **why)
 {
-	u8 *c = ch->tx;
+	struct srp_cmd *c = ch->tx.cpu;
+	struct srp_direct_buf *desc = (struct srp_direct_buf *)c->add_data;
 	struct ib_sge sge = {
-		.addr = ch->tx_dma,
-		.length = SRP_CMD_SIZE + SRP_DESC_SIZE,
+		.addr = ch->tx.dma,
+		.length = sizeof(*c) + sizeof(*desc),
 		.lkey = ch->pd->local_dma_lkey,
 	};
 	struct ib_send_wr wr = {
@@ -723,12 +871,12 @@ static int ibcm_exec(struct ibcm_chan *ch, const u8 *cdb, int cdb_len,
 		.opcode = IB_WR_SEND,
 		.send_flags = IB_SEND_SIGNALED,
 	};
-	const u8 *rsp = ch->rsp;
+	const struct srp_rsp *rsp = (const struct srp_rsp *)ch->rsp;
 	u32 sense_len, resp_len;
 	int ret;
 
 	if (ch->broken) {
-		*why = "an earlier command timed out";
+		*why = "an earlier command timed out or failed";
 		return -EIO;
 	}
 	if (!ch->req_lim) {
@@ -736,50 +884,66 @@ static int ibcm_exec(struct ibcm_chan *ch, const u8 *cdb, int cdb_len,
 		return -EAGAIN;
 	}
 	ch->cur_tag = ch->next_tag++;
-	memset(c, 0, SRP_CMD_SIZE + SRP_DESC_SIZE);
-	c[0] = SRP_OP_CMD;
+	/* LUN 0, task attribute SIMPLE (0): left zero. */
+	memset(c, 0, sizeof(*c) + sizeof(*desc));
+	c->opcode = SRP_CMD;
+	/* DATA-OUT BUFFER DESCRIPTOR FORMAT in the high nibble. */
 	if (dir == DMA_TO_DEVICE)
-		c[5] = SRP_DESC_DIRECT << 4;
+		c->buf_fmt = SRP_DATA_DESC_DIRECT << 4;
 	else if (dir == DMA_FROM_DEVICE)
-		c[5] = SRP_DESC_DIRECT;
-	put_unaligned_be64(ch->cur_tag, c + 8);
-	/* LUN 0 at bytes 20..27, task attribute SIMPLE (0) at 29. */
-	memcpy(c + 32, cdb, cdb_len);
-	put_unaligned_be64(ch->data_dma, c + SRP_CMD_SIZE);
-	put_unaligned_be32(ch->pd->unsafe_global_rkey, c + SRP_CMD_SIZE + 8);
-	put_unaligned_be32(len, c + SRP_CMD_SIZE + 12);
-	ib_dma_sync_single_for_device(ch->ib, ch->tx_dma, IBCM_TX_SIZE,
+		c->buf_fmt = SRP_DATA_DESC_DIRECT;
+	c->tag = ch->cur_tag;
+	memcpy(c->cdb, cdb, cdb_len);
+	put_unaligned_be64(ch->data.dma, &desc->va);
+	put_unaligned_be32(ch->pd->unsafe_global_rkey, &desc->key);
+	put_unaligned_be32(len, &desc->len);
+	ib_dma_sync_single_for_device(ch->ib, ch->tx.dma, IBCM_TX_SIZE,
 				      DMA_TO_DEVICE);
-	ib_dma_sync_single_for_device(ch->ib, ch->data_dma, IBCM_DATA_SIZE,
+	ib_dma_sync_single_for_device(ch->ib, ch->data.dma, IBCM_DATA_SIZE,
 				      DMA_BIDIRECTIONAL);
 	reinit_completion(&ch->tx_done);
 	reinit_completion(&ch->rx_done);
 	ch->req_lim--;
-	ret = ib_post_send(ch->qp, &wr, NULL);
+	ret = ibcm_post_send(ch, &wr);
 	if (ret) {
 		*why = "posting the SRP_CMD failed";
 		return ret;
 	}
-	if (!wait_for_completion_timeout(&ch->tx_done, IBCM_IO_WAIT) ||
-	    !wait_for_completion_timeout(&ch->rx_done, IBCM_IO_WAIT)) {
+	/* A send that failed gets no response: no waiting for one. */
+	if (!wait_for_completion_timeout(&ch->tx_done, IBCM_IO_WAIT)) {
+		ch->broken = true;
+		*why = "the SRP_CMD was not sent in time";
+		return -ETIMEDOUT;
+	}
+	if (ch->tx_status != IB_WC_SUCCESS) {
+		ch->broken = true;
+		*why = "sending the SRP_CMD failed";
+		return -EIO;
+	}
+	if (!wait_for_completion_timeout(&ch->rx_done, IBCM_IO_WAIT)) {
 		ch->broken = true;
 		*why = "no SRP_RSP in time";
 		return -ETIMEDOUT;
 	}
-	ib_dma_sync_single_for_cpu(ch->ib, ch->data_dma, IBCM_DATA_SIZE,
+	ib_dma_sync_single_for_cpu(ch->ib, ch->data.dma, IBCM_DATA_SIZE,
 				   DMA_BIDIRECTIONAL);
-	if (ch->tx_status != IB_WC_SUCCESS) {
-		*why = "sending the SRP_CMD failed";
-		return -EIO;
-	}
-	ch->req_lim += get_unaligned_be32(rsp + 4);
-	*status = rsp[19];
-	*resid = rsp[18] & SRP_RSP_DIUNDER ? get_unaligned_be32(rsp + 24) : 0;
-	sense_len = get_unaligned_be32(rsp + 28);
-	resp_len = get_unaligned_be32(rsp + 32);
-	if (*status && sense_len >= 14 &&
-	    SRP_RSP_SIZE + resp_len + 14 <= ch->rsp_len) {
-		const u8 *s = rsp + SRP_RSP_SIZE + resp_len;
+	ch->req_lim += get_unaligned_be32(&rsp->req_lim_delta);
+	*status = rsp->status;
+	*resid = rsp->flags & SRP_RSP_FLAG_DIUNDER ?
+		 get_unaligned_be32(&rsp->data_in_res_cnt) : 0;
+	/*
+	 * The sense data follow the response data. Both lengths come from
+	 * the wire: they are checked against what arrived by subtraction,
+	 * never summed (a sum of u32s wraps). Sense key, ASC and ASCQ need
+	 * the first 14 bytes of fixed-format sense data.
+	 */
+	sense_len = rsp->flags & SRP_RSP_FLAG_SNSVALID ?
+		    get_unaligned_be32(&rsp->sense_data_len) : 0;
+	resp_len = rsp->flags & SRP_RSP_FLAG_RSPVALID ?
+		   get_unaligned_be32(&rsp->resp_data_len) : 0;
+	if (*status && sense_len >= 14 && ch->rsp_len >= sizeof(*rsp) + 14 &&
+	    resp_len <= ch->rsp_len - sizeof(*rsp) - 14) {
+		const u8 *s = rsp->data + resp_len;
 
 		pr_info("%s: opcode %#x: status %#x, sense key %#x asc %#x ascq %#x\n",
 			ch->name, cdb[0], *status, s[2] & 0xf, s[12], s[13]);
@@ -809,12 +973,30 @@ static int ibcm_exec_good(struct ibcm_chan *ch, const u8 *cdb, int cdb_len,
 	return 0;
 }
 
+/* The seed of the last io's pattern, under ibcm_mutex. */
+static u32 ibcm_last_seed;
+
+/*
+ * Word @i of the pattern of @seed: for a given @i a bijection of @seed
+ * (xor, xorshift, multiplication by an odd number), so two seeds differ
+ * in every word.
+ */
+static u32 ibcm_pattern_word(u32 seed, u32 i)
+{
+	u32 x = seed ^ (i * 0x9e3779b9);
+
+	x ^= x >> 16;
+	x *= 0x85ebca6b;
+	x ^= x >> 13;
+	return x;
+}
+
 static void ibcm_io(struct ibcm_chan *ch)
 {
 	u8 cdb[16];
-	u8 *buf = ch->data;
+	u8 *buf = ch->data.cpu;
 	char err[128];
-	u32 resid, block_size, blocks, len, i;
+	u32 resid, block_size, blocks, len, i, seed, want;
 	u64 last_lba;
 
 	spin_lock_bh(&ch->lock);
@@ -846,9 +1028,14 @@ static void ibcm_io(struct ibcm_chan *ch)
 	if (ibcm_exec_good(ch, cdb, 10, DMA_FROM_DEVICE, 8, &resid, err,
 			   sizeof(err)))
 		goto fail;
+	if (resid) {
+		snprintf(err, sizeof(err), "READ CAPACITY: %u bytes short",
+			 resid);
+		goto fail;
+	}
 	last_lba = get_unaligned_be32(buf);
 	block_size = get_unaligned_be32(buf + 4);
-	if (!block_size || block_size > IBCM_DATA_SIZE ||
+	if (block_size < 512 || block_size > IBCM_DATA_SIZE ||
 	    IBCM_DATA_SIZE % block_size) {
 		snprintf(err, sizeof(err), "READ CAPACITY: block size %u",
 			 block_size);
@@ -858,10 +1045,17 @@ static void ibcm_io(struct ibcm_chan *ch)
 	blocks = min_t(u32, blocks, IBCM_DATA_SIZE / block_size);
 	len = blocks * block_size;
 
-	/* WRITE(10) a pattern to LBA 0, READ(10) it back, compare. */
-	ch->seq++;
-	for (i = 0; i < len; i++)
-		buf[i] = (u8)(i * 31 + (i >> 8) + ch->seq);
+	/*
+	 * WRITE(10) a pattern to LBA 0, READ(10) it back, compare. A seed
+	 * unlike the last io's: a WRITE that never reached the disk leaves
+	 * the last pattern there, which fails the compare.
+	 */
+	do {
+		seed = get_random_u32();
+	} while (seed == ibcm_last_seed);
+	ibcm_last_seed = seed;
+	for (i = 0; i < len / 4; i++)
+		put_unaligned_be32(ibcm_pattern_word(seed, i), buf + 4 * i);
 	memset(cdb, 0, sizeof(cdb));
 	cdb[0] = 0x2a;
 	put_unaligned_be16(blocks, cdb + 7);
@@ -873,16 +1067,22 @@ static void ibcm_io(struct ibcm_chan *ch)
 	if (ibcm_exec_good(ch, cdb, 10, DMA_FROM_DEVICE, len, &resid, err,
 			   sizeof(err)))
 		goto fail;
-	for (i = 0; i < len; i++) {
-		if (buf[i] != (u8)(i * 31 + (i >> 8) + ch->seq)) {
+	if (resid) {
+		snprintf(err, sizeof(err), "READ(10): %u bytes short", resid);
+		goto fail;
+	}
+	for (i = 0; i < len / 4; i++) {
+		want = ibcm_pattern_word(seed, i);
+		if (get_unaligned_be32(buf + 4 * i) != want) {
 			snprintf(err, sizeof(err),
-				 "READ(10): byte %u is %#x, not %#x", i, buf[i],
-				 (u8)(i * 31 + (i >> 8) + ch->seq));
+				 "READ(10): bytes %u..%u are %#010x, not %#010x (seed %#010x)",
+				 4 * i, 4 * i + 3, get_unaligned_be32(buf + 4 * i),
+				 want, seed);
 			goto fail;
 		}
 	}
-	ibcm_set_result("%s io ok blocks=%u block_size=%u", ch->name, blocks,
-			block_size);
+	ibcm_set_result("%s io ok last_lba=%llu block_size=%u blocks=%u seed=%#010x",
+			ch->name, last_lba, block_size, blocks, seed);
 	return;
 fail:
 	ibcm_set_result("%s io failed: %s", ch->name, err);
@@ -896,6 +1096,15 @@ static int ibcm_parse_hex(const char *v, u8 *out, size_t len)
 		return -EINVAL;
 	return hex2bin(out, v, len);
 }
+
+/* The arguments a login must have. */
+#define IBCM_ARG_DEV		BIT(0)
+#define IBCM_ARG_DGID		BIT(1)
+#define IBCM_ARG_SERVICE_ID	BIT(2)
+#define IBCM_ARG_ID_EXT		BIT(3)
+#define IBCM_ARG_IOC_GUID	BIT(4)
+#define IBCM_ARGS_REQUIRED	(IBCM_ARG_DEV | IBCM_ARG_DGID | IBCM_ARG_SERVICE_ID | \
+				 IBCM_ARG_ID_EXT | IBCM_ARG_IOC_GUID)
 
 static int ibcm_parse_login(char *args, struct ibcm_login_args *a)
 {
@@ -914,21 +1123,21 @@ static int ibcm_parse_login(char *args, struct ibcm_login_args *a)
 		*v++ = '\0';
 		if (!strcmp(tok, "dev")) {
 			ret = strscpy(a->dev, v, sizeof(a->dev)) < 0 ? -EINVAL : 0;
-			have |= 1;
+			have |= IBCM_ARG_DEV;
 		} else if (!strcmp(tok, "port")) {
 			ret = kstrtou32(v, 0, &a->port);
 		} else if (!strcmp(tok, "dgid")) {
 			ret = ibcm_parse_hex(v, a->dgid, sizeof(a->dgid));
-			have |= 2;
+			have |= IBCM_ARG_DGID;
 		} else if (!strcmp(tok, "service_id")) {
 			ret = kstrtou64(v, 16, &a->service_id);
-			have |= 4;
+			have |= IBCM_ARG_SERVICE_ID;
 		} else if (!strcmp(tok, "id_ext")) {
 			ret = kstrtou64(v, 16, &a->id_ext);
-			have |= 8;
+			have |= IBCM_ARG_ID_EXT;
 		} else if (!strcmp(tok, "ioc_guid")) {
 			ret = kstrtou64(v, 16, &a->ioc_guid);
-			have |= 16;
+			have |= IBCM_ARG_IOC_GUID;
 		} else if (!strcmp(tok, "initiator_ext")) {
 			ret = kstrtou64(v, 16, &a->initiator_ext);
 		} else if (!strcmp(tok, "it_iu_len")) {
@@ -945,44 +1154,45 @@ static int ibcm_parse_login(char *args, struct ibcm_login_args *a)
 		if (ret)
 			return ret;
 	}
-	return have == 31 ? 0 : -EINVAL;
+	return have == IBCM_ARGS_REQUIRED ? 0 : -EINVAL;
 }
 
-static int ibcm_command(char *cmd)
+/* Every command ends with a result, whatever happened. */
+static void ibcm_command(char *cmd)
 {
 	struct ibcm_login_args *a;
 	char none[] = "";
 	char *verb, *name;
 	struct ibcm_chan *ch;
-	int ret = 0;
 
 	verb = strsep(&cmd, " \t");
 	name = strsep(&cmd, " \t");
 	if (!verb || !name || !*name || strlen(name) >= IBCM_NAME_LEN) {
 		ibcm_set_result("error: usage: login|io|state|logout NAME ...");
-		return -EINVAL;
+		return;
 	}
 	if (!strcmp(verb, "login")) {
 		a = kzalloc(sizeof(*a), GFP_KERNEL);
-		if (!a)
-			return -ENOMEM;
+		if (!a) {
+			ibcm_set_result("%s error: out of memory", name);
+			return;
+		}
 		strscpy(a->name, name, sizeof(a->name));
-		ret = ibcm_parse_login(cmd ? cmd : none, a);
-		if (ret)
+		if (ibcm_parse_login(cmd ? cmd : none, a))
 			ibcm_set_result("%s error: bad login arguments", name);
 		else
 			ibcm_login(a);
 		kfree(a);
-		return ret;
+		return;
 	}
 	if (cmd && *skip_spaces(cmd)) {
 		ibcm_set_result("%s error: %s takes no arguments", name, verb);
-		return -EINVAL;
+		return;
 	}
 	ch = ibcm_find_chan(name);
 	if (!ch) {
 		ibcm_set_result("%s error: no such channel", name);
-		return -ENOENT;
+		return;
 	}
 	if (!strcmp(verb, "io")) {
 		ibcm_io(ch);
@@ -995,31 +1205,40 @@ static int ibcm_command(char *cmd)
 		ibcm_set_result(dreq ? "%s disconnected by the target (DREQ)" :
 				"%s connected", name);
 	} else if (!strcmp(verb, "logout")) {
-		ibcm_logout(ch);
-		ibcm_set_result("%s logged out", name);
+		char how[48];
+
+		ibcm_logout(ch, how, sizeof(how));
+		ibcm_set_result("%s logged out (%s)", name, how);
 	} else {
 		ibcm_set_result("%s error: unknown command %s", name, verb);
-		ret = -EINVAL;
 	}
-	return ret;
 }
 
 static ssize_t ibcm_ctl_write(struct file *file, const char __user *ubuf,
 			      size_t count, loff_t *ppos)
 {
 	char *buf;
-	int ret;
+	ssize_t ret = count;
 
-	if (count >= IBCM_CMD_LEN)
-		return -EINVAL;
+	/* A command may take its time (a login up to 40 s): killable. */
+	if (mutex_lock_killable(&ibcm_mutex))
+		return -EINTR;
+	/* Whatever happens now, no earlier result stays to be read. */
+	ibcm_result[0] = '\0';
+	if (count >= IBCM_CMD_LEN) {
+		ret = -EINVAL;
+		goto out;
+	}
 	buf = memdup_user_nul(ubuf, count);
-	if (IS_ERR(buf))
-		return PTR_ERR(buf);
-	mutex_lock(&ibcm_mutex);
-	ret = ibcm_command(strim(buf));
-	mutex_unlock(&ibcm_mutex);
+	if (IS_ERR(buf)) {
+		ret = PTR_ERR(buf);
+		goto out;
+	}
+	ibcm_command(strim(buf));
 	kfree(buf);
-	return ret ? ret : count;
+out:
+	mutex_unlock(&ibcm_mutex);
+	return ret;
 }
 
 static ssize_t ibcm_ctl_read(struct file *file, char __user *ubuf,
@@ -1028,7 +1247,8 @@ static ssize_t ibcm_ctl_read(struct file *file, char __user *ubuf,
 	char buf[IBCM_RESULT_LEN + 1];
 	int len;
 
-	mutex_lock(&ibcm_mutex);
+	if (mutex_lock_killable(&ibcm_mutex))
+		return -EINTR;
 	len = scnprintf(buf, sizeof(buf), "%s\n", ibcm_result);
 	mutex_unlock(&ibcm_mutex);
 	return simple_read_from_buffer(ubuf, count, ppos, buf, len);
@@ -1057,23 +1277,43 @@ static int ibcm_add_one(struct ib_device *ib)
 	return 0;
 }
 
-/* The device goes away: so do its channels. */
+/*
+ * The device goes away (or the module does): so do its channels, every
+ * DREQ sent first, then all waited for against one deadline. Once the
+ * device is off ibcm_devs and its channels off ibcm_chans, no command
+ * finds either: the waits need not hold ibcm_mutex.
+ */
 static void ibcm_remove_one(struct ib_device *ib, void *client_data)
 {
 	struct ibcm_chan *ch, *next;
 	struct ibcm_dev *d, *dn;
+	unsigned long deadline;
+	LIST_HEAD(going);
 
 	mutex_lock(&ibcm_mutex);
-	list_for_each_entry_safe(ch, next, &ibcm_chans, list)
-		if (ch->ib == ib)
-			ibcm_logout(ch);
 	list_for_each_entry_safe(d, dn, &ibcm_devs, list) {
 		if (d->ib == ib) {
 			list_del(&d->list);
 			kfree(d);
 		}
 	}
+	list_for_each_entry_safe(ch, next, &ibcm_chans, list)
+		if (ch->ib == ib)
+			list_move_tail(&ch->list, &going);
 	mutex_unlock(&ibcm_mutex);
+
+	list_for_each_entry(ch, &going, list)
+		ibcm_logout_start(ch);
+	deadline = jiffies + IBCM_DISC_WAIT;
+	list_for_each_entry_safe(ch, next, &going, list) {
+		char name[IBCM_NAME_LEN], how[48];
+
+		list_del(&ch->list);
+		strscpy(name, ch->name, sizeof(name));
+		ibcm_logout_finish(ch, deadline, how, sizeof(how));
+		pr_info("%s logged out (%s): leaving %s\n", name, how,
+			dev_name(&ib->dev));
+	}
 }
 
 static struct ib_client ibcm_client = {

@@ -5,18 +5,27 @@
 # sends SRP_LOGIN_REQ in the CM REQ to the target's service ID (ib_srp
 # cannot: it asks the SA for its path). Against a GUID-named target port
 # with a GUID ACL (the initiator's port GUID), a login gets its
-# SRP_LOGIN_RSP, carries INQUIRY, READ CAPACITY and a WRITE/READ compare,
-# and logs out with a DREQ. The rejects carry their SRP_LOGIN_REJ reasons
-# (SRP r16a table 10): no ACL, a wrong target port id, an IU length out
-# of range. Multichannel: a MULTI login keeps the earlier channel, a
-# SINGLE login terminates both (the target's DREQ); removing the ACL
-# disconnects the channel; unloading srp_ibcm closes its channels. Then
-# the in-tree ib_srpt is asked the same: it listens for IB/CM on
-# InfiniBand ports only, so the CM itself rejects the login (invalid
-# service ID); its result is logged beside ours.
+# SRP_LOGIN_RSP and carries INQUIRY, READ CAPACITY (the ramdisk's last
+# LBA) and a WRITE/READ compare of a pattern new at every io; a logout's
+# DREQ gets the target's DREP. The rejects carry their SRP_LOGIN_REJ
+# reasons (SRP r16a table 10): no ACL, a wrong target port id, an IU
+# length out of range, a disabled TPG. Multichannel: a MULTI login keeps
+# the earlier channel, a SINGLE login makes the target disconnect the
+# two before it (its DREQ). The target disconnects a channel (its DREQ)
+# when its ACL is removed, its TPG disabled, its target port removed, and
+# when its RDMA device goes (`rdma link delete`: a RoCE device with the
+# target's IB/CM listener on it); on the device added again, logins work
+# again. Unloading srp_ibcm logs its channel out (DREP).
+# After every login the core's live objects and the RDMA resources come
+# back to their baselines, and srp_ibcm logs no warning. Then the in-tree
+# ib_srpt, under the same service GUID, is asked the same: it listens for
+# IB/CM on InfiniBand ports only, so the CM itself rejects the login
+# (invalid service ID); its result is logged beside ours.
 # vm-timeout: 600
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 . "$SRPT_ROOT/tests/vm/lib.sh"
+# shellcheck source-path=SCRIPTDIR source=initiator.sh
+. "$SRPT_ROOT/tests/vm/initiator.sh"
 
 : "${SRPT_IBCM_MODULE:=}"
 [ -f "${SRPT_IBCM_MODULE:-/nonexistent}" ] ||
@@ -25,25 +34,34 @@ ctl=/sys/kernel/debug/srp_ibcm/ctl
 
 tcli_start
 setup_rxe rxe0
+file_has /proc/mounts ' /sys/kernel/debug debugfs ' ||
+	mount -t debugfs debugfs /sys/kernel/debug
+# srp_ibcm before ib_srpt: the RDMA core removes a device from its
+# clients in reverse order of registration, so ib_srpt sees rxe0 go while
+# srp_ibcm's channel is still up, and logs it out itself. insmod resolves
+# no dependencies.
+timeout "$SRPT_CMD_TIMEOUT" modprobe -a ib_cm
+ibcm_start=$(dmesg_mark)
+expect_ok insmod "$SRPT_IBCM_MODULE"
 load_srpt
 gid=$(rxe_gid rxe0)
 guid=$(guid_name "$gid")
 sg=$(</sys/module/ib_srpt/parameters/srpt_service_guid)
 sg=${sg#0x}
 [[ $sg =~ ^[0-9a-f]{16}$ ]] || fail "unexpected service GUID '$sg'"
-expect_dmesg "ib_srpt: rxe0: listening for IB/CM logins: id_ext=$sg,ioc_guid=$sg,service_id=$sg\$"
-
-file_has /proc/mounts ' /sys/kernel/debug debugfs ' ||
-	mount -t debugfs debugfs /sys/kernel/debug
-# insmod resolves no dependencies.
-timeout "$SRPT_CMD_TIMEOUT" modprobe -a ib_cm
-expect_ok insmod "$SRPT_IBCM_MODULE"
+listening="ib_srpt: rxe0: listening for IB/CM logins: id_ext=$sg,ioc_guid=$sg,service_id=$sg\$"
+expect_dmesg "$listening"
 
 IBCM=
-# ibcm COMMAND...: one command to srp_ibcm; its result line in IBCM.
+# ibcm COMMAND...: one command to srp_ibcm (one write); its result line in
+# IBCM. srp_ibcm clears the result at every write and fails the write only
+# when no command ran: a failed write or an empty result fails here.
 ibcm() {
-	timeout -k 5 "$SRPT_CMD_TIMEOUT" dd of="$ctl" bs=1024 status=none <<<"$*" 2>/dev/null || true
+	local err rc=0
+	err=$(timeout -k 5 "$SRPT_CMD_TIMEOUT" dd of="$ctl" bs=1024 status=none <<<"$*" 2>&1) || rc=$?
+	[ "$rc" = 0 ] || fail "srp_ibcm did not run '$*' (dd exit status $rc: $err)"
 	IBCM=$(<"$ctl")
+	[ -n "$IBCM" ] || fail "srp_ibcm ran '$*' but left no result"
 }
 
 # expect_ibcm COMMAND RESULT: COMMAND's result is exactly RESULT.
@@ -60,6 +78,21 @@ expect_ibcm_re() {
 	pass "$IBCM"
 }
 
+# expect_io NAME: srp_ibcm's io on NAME passes: INQUIRY; READ CAPACITY
+# reads the last LBA of the 16 MiB ramdisk (512-byte blocks); 8 blocks
+# written at LBA 0 and read back equal, with a pattern seed unlike the
+# last io's (a WRITE that never reached the disk would leave the last
+# pattern there and fail the compare).
+last_seed=
+expect_io() {
+	local re="^$1 io ok last_lba=32767 block_size=512 blocks=8 seed=(0x[0-9a-f]{8})\$"
+	ibcm "io $1"
+	[[ $IBCM =~ $re ]] || fail "io $1: '$IBCM'; expected /$re/"
+	[ "${BASH_REMATCH[1]}" != "$last_seed" ] || fail "io $1: the last io's seed again"
+	last_seed=${BASH_REMATCH[1]}
+	pass "$IBCM"
+}
+
 # ibcm_state_is NAME connected|disconnected: for wait_for.
 ibcm_state_is() {
 	ibcm "state $1"
@@ -67,13 +100,6 @@ ibcm_state_is() {
 	connected) [ "$IBCM" = "$1 connected" ] ;;
 	*) [ "$IBCM" = "$1 disconnected by the target (DREQ)" ] ;;
 	esac
-}
-
-# channels_are N: the core counts N channels.
-channels_are() {
-	local o
-	o=$(</sys/kernel/debug/ib_srpt/objects)
-	[[ $'\n'$o$'\n' == *$'\n'"channels $1"$'\n'* ]]
 }
 
 # login NAME [KEY=VALUE...]: the login command to our target port, the
@@ -111,6 +137,18 @@ make_tport() {
 	expect_attr_set "$tpg/enable" 1
 }
 make_tport
+# What every login leaves behind once it is over: the core's live objects
+# (nexuses, channels, commands, receive buffers) and the RDMA resources
+# (PDs, QPs: the target's and srp_ibcm's).
+base=$(srpt_objects)
+res_base=$(rdma_res)
+
+# expect_released WHAT: the objects and resources back at their baselines.
+expect_released() {
+	expect_objects "$base"
+	expect_rdma_res "$res_base"
+	pass "$1"
+}
 
 # add_acl: the ACL of the initiator's port GUID (offered by IB/CM logins
 # on a GUID-named target port), LUN 0 mapped.
@@ -146,7 +184,7 @@ expect_ibcm "$(login r4 it_iu_len=$((max_req + 1)))" "r4 rejected reason=0x00010
 expect_ibcm "$(login r5 it_iu_len=63)" "r5 rejected reason=0x00010002"
 expect_klog "$rejected target port identifier is not this target's"
 expect_klog "$rejected requested max initiator to target IU length out of range"
-wait_for 20 "no channel left by the rejects" channels_are 0
+expect_released "nothing left by the rejects"
 
 # ---------------------------------------------------------------------------
 # Login, I/O, logout.
@@ -156,11 +194,11 @@ expect_ibcm_re "$(login c1)" "$(logged_in_re c1 0)"
 expect_klog "ib_srpt: rxe0 port 1: IB/CM login of $guid \\(initiator port id $ipid, it_iu_len 4096, pkey 0xffff\\)"
 expect_klog "ib_srpt: rxe0 port 1: $guid logged in to $guid"
 expect_live 'channels 1'
-expect_ibcm "io c1" "c1 io ok blocks=8 block_size=512"
-expect_ibcm "io c1" "c1 io ok blocks=8 block_size=512"
+expect_io c1
+expect_io c1
 expect_ibcm "state c1" "c1 connected"
-expect_ibcm "logout c1" "c1 logged out"
-wait_for 20 "the target released c1" channels_are 0
+expect_ibcm "logout c1" "c1 logged out (DREP)"
+expect_released "the target released c1"
 expect_ibcm "state c1" "c1 error: no such channel"
 
 # ---------------------------------------------------------------------------
@@ -170,18 +208,19 @@ expect_ibcm_re "$(login m1)" "$(logged_in_re m1 0)"
 expect_ibcm_re "$(login m2 multi=1)" "$(logged_in_re m2 2)"
 expect_live 'channels 2'
 expect_ibcm "state m1" "m1 connected"
-expect_ibcm "io m1" "m1 io ok blocks=8 block_size=512"
-expect_ibcm "io m2" "m2 io ok blocks=8 block_size=512"
+expect_io m1
+expect_io m2
 klog_mark
 expect_ibcm_re "$(login m3 multi=0)" "$(logged_in_re m3 1)"
 expect_klog "ib_srpt: rxe0 port 1: $guid logged in again: closing its channel $guid\$"
 wait_for 20 "the SINGLE login made the target disconnect m1" ibcm_state_is m1 disconnected
 wait_for 20 "the SINGLE login made the target disconnect m2" ibcm_state_is m2 disconnected
-expect_ibcm "io m3" "m3 io ok blocks=8 block_size=512"
+expect_io m3
 expect_ibcm "io m1" "m1 io failed: not connected"
-expect_ibcm "logout m1" "m1 logged out"
-expect_ibcm "logout m2" "m2 logged out"
-wait_for 20 "the target keeps only m3" channels_are 1
+expect_ibcm "logout m1" "m1 logged out (DREQ from the target)"
+expect_ibcm "logout m2" "m2 logged out (DREQ from the target)"
+wait_object channels 1 20
+pass "the target keeps only m3"
 
 # ---------------------------------------------------------------------------
 # Removing the ACL disconnects the channel.
@@ -190,18 +229,83 @@ klog_mark
 remove_acl
 wait_for 20 "removing the ACL made the target disconnect m3" ibcm_state_is m3 disconnected
 expect_klog "ib_srpt: rxe0 port 1: logging out $guid: its ACL or session was removed\$"
-wait_for 20 "the target released m3" channels_are 0
-expect_ibcm "logout m3" "m3 logged out"
+expect_objects "$base"
+expect_ibcm "logout m3" "m3 logged out (DREQ from the target)"
+expect_rdma_res "$res_base"
 expect_ibcm "$(login r6)" "r6 rejected reason=0x00010000"
 
 # ---------------------------------------------------------------------------
-# Unloading srp_ibcm with a channel up closes it.
+# The target logs a channel out when its TPG is disabled, and when its
+# target port is removed: ACL, LUN, TPG, as `targetcli clearconfig` does
+# before `rmmod ib_srpt`, which is refused while configfs holds the
+# module (42-rmmod-during-io).
+# ---------------------------------------------------------------------------
+add_acl
+expect_ibcm_re "$(login t1)" "$(logged_in_re t1 0)"
+expect_io t1
+klog_mark
+expect_attr_set "$tpg/enable" 0
+wait_for 20 "disabling the TPG made the target disconnect t1" ibcm_state_is t1 disconnected
+expect_klog "ib_srpt: rxe0 port 1: target port $guid disabled\$"
+expect_klog "ib_srpt: rxe0 port 1: logging out $guid: its TPG was disabled\$"
+expect_objects "$base"
+expect_ibcm "logout t1" "t1 logged out (DREQ from the target)"
+expect_rdma_res "$res_base"
+expect_ibcm "$(login r7)" "r7 rejected reason=0x00010001"
+expect_klog "$rejected the target port is not enabled\$"
+expect_attr_set "$tpg/enable" 1
+
+expect_ibcm_re "$(login t2)" "$(logged_in_re t2 0)"
+expect_io t2
+klog_mark
+expect_ok cfs_drop_tport "$guid"
+wait_for 20 "removing the target port made the target disconnect t2" ibcm_state_is t2 disconnected
+expect_klog "ib_srpt: rxe0 port 1: logging out $guid: its ACL or session was removed\$"
+expect_klog "ib_srpt: rxe0 port 1: removed target port $guid\$"
+expect_live 'target_ports 0' 'tpgs 0' 'nexuses 0' 'channels 0' 'commands 0' 'receive_buffers 0'
+expect_ibcm "logout t2" "t2 logged out (DREQ from the target)"
+expect_rdma_res "$res_base"
+
+# ---------------------------------------------------------------------------
+# Removing the RDMA device with a channel up: the target logs the channel
+# out itself (srp_ibcm answers its DREQ) and stops its IB/CM listener on
+# the RoCE device; srp_ibcm then has nothing left to close. rxe0 comes
+# back on the same netdev (the same GID: the same names).
+# ---------------------------------------------------------------------------
+make_tport
+add_acl
+expect_ibcm_re "$(login d1)" "$(logged_in_re d1 0)"
+expect_io d1
+klog_mark
+expect_ok rdma link delete rxe0
+expect_klog "ib_srpt: rxe0 port 1: logging out $guid: the RDMA device is going away\$"
+expect_klog 'ib_srpt: rxe0: removed$'
+expect_klog "srp_ibcm: d1 logged out \\(DREQ from the target\\): leaving rxe0\$"
+expect_no_klog 'ib_srpt: .*still waiting'
+expect_ibcm "state d1" "d1 error: no such channel"
+expect_live 'devices 0' 'nexuses 0' 'channels 0' 'commands 0' 'receive_buffers 0'
+# The orphaned target port goes with its port.
+expect_ok cfs_drop_tport "$guid"
+expect_live 'devices 0' 'ports 0' 'target_ports 0'
+klog_mark
+expect_ok rdma link add rxe0 type rxe netdev srpt0
+wait_for 30 "rxe0 back, port 1 ACTIVE" port_state rxe0 ACTIVE
+expect_ok test "$(rxe_gid rxe0)" = "$gid"
+expect_klog "$listening"
+make_tport
+base=$(srpt_objects)
+res_base=$(rdma_res)
+
+# ---------------------------------------------------------------------------
+# Unloading srp_ibcm with a channel up logs it out.
 # ---------------------------------------------------------------------------
 add_acl
 expect_ibcm_re "$(login u1)" "$(logged_in_re u1 0)"
-expect_ibcm "io u1" "u1 io ok blocks=8 block_size=512"
+expect_io u1
+klog_mark
 expect_ok rmmod srp_ibcm
-wait_for 20 "unloading srp_ibcm closed u1 at the target" channels_are 0
+expect_klog "srp_ibcm: u1 logged out \\(DREP\\): leaving rxe0\$"
+expect_released "unloading srp_ibcm closed u1 at the target"
 remove_acl
 expect_ok cfs_drop_tport "$guid"
 expect_ok rmdir "$SRPT_CFS"
@@ -214,6 +318,13 @@ expect_ok rmmod ib_srpt
 allow_intree_srpt
 expect_ok modprobe ib_srpt
 [[ $(</sys/module/ib_srpt/taint) != *O* ]] || fail "the module loaded as in-tree is out-of-tree"
+# Its service GUID (rxe0's node GUID, as ours) is the service ID the
+# logins ask for: a reject of that ID means no listener on RoCE, not one
+# under another ID.
+intree_sg=$(</sys/module/ib_srpt/parameters/srpt_service_guid)
+[ "${intree_sg#0x}" = "$sg" ] ||
+	fail "the in-tree target's service GUID is $intree_sg, not the 0x$sg that the logins ask for"
+pass "in-tree srpt_service_guid = 0x$sg, the logins' service ID"
 expect_ok insmod "$SRPT_IBCM_MODULE"
 make_tport
 add_acl
@@ -230,4 +341,9 @@ expect_ok cfs_drop_tport "$guid"
 expect_ok rmdir "$SRPT_CFS"
 expect_ok rmmod ib_srpt
 unload_all
+# srp_ibcm's warnings (its pr_warn lines): a receive that failed, an IU
+# it did not expect, a DREP it could not send or did not get, a CM event
+# it does not handle, a QP that did not flush. None may appear, whatever
+# the results said.
+expect_no_dmesg_since "$ibcm_start" 'srp_ibcm: [^ ]+: (receive failed|ignored an IU|reposting a receive failed|sending the DREP failed|CM event [0-9]+|no DREP|moving the QP to the error state failed|[0-9]+ work requests not flushed)'
 check_dmesg

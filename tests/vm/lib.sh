@@ -442,9 +442,9 @@ _vm_dmesg_bad+='|list_add corruption|list_del corruption|ODEBUG:'
 _vm_dmesg_bad+='|kmemleak: (Kernel memory leak detector disabled|Memory pool empty|Cannot allocate)'
 
 # check_dmesg: no warning, BUG, oops, sanitizer, lockdep, list or object
-# debugging report in the kernel log, no memory leak of ib_srpt
-# (kmemleak_scan) and no kernel taint beyond O (out-of-tree) and E
-# (unsigned module).
+# debugging report in the kernel log, no memory leak of ours (ib_srpt, or
+# the test initiator srp_ibcm: kmemleak_scan) and no kernel taint beyond
+# O (out-of-tree) and E (unsigned module).
 check_dmesg() {
 	local bad taint other i letters=
 	kmemleak_scan
@@ -472,41 +472,50 @@ check_dmesg() {
 # ---------------------------------------------------------------------------
 # kmemleak (the debug kernel only).
 # ---------------------------------------------------------------------------
-# Where ib_srpt's code lay, one "start end" line per load: a leak's
-# backtrace names ib_srpt's functions only while it is loaded; after rmmod
+# Our modules, whose leaks fail a scenario: ib_srpt, and srp_ibcm, the
+# test initiator of tests/ibcm.
+_vm_our_modules=(ib_srpt srp_ibcm)
+# Where their code lay, one "start end" line per load: a leak's backtrace
+# names a module's functions only while it is loaded; after rmmod
 # kmemleak prints their bare addresses, which these ranges attribute.
-_vm_srpt_ranges=/run/srpt-vm-ib_srpt.ranges
+_vm_our_ranges=/run/srpt-vm-ours.ranges
 
-# _vm_note_srpt_range: records the address range of the loaded ib_srpt
-# (its core image from /proc/modules), if it is loaded.
-_vm_note_srpt_range() {
+# _vm_note_range MODULE: records the address range of MODULE (its core
+# image from /proc/modules), if it is loaded.
+_vm_note_range() {
 	local name size _refs _deps _state addr _rest
 	while read -r name size _refs _deps _state addr _rest; do
-		[ "$name" = ib_srpt ] || continue
+		[ "$name" = "$1" ] || continue
 		[[ $addr =~ ^0x[0-9a-f]+$ ]] && [ "$addr" != 0x0000000000000000 ] || return 0
-		# Wrapped to negative, as _vm_leak_is_srpt compares them.
-		echo "$((addr)) $((addr + size))" >>"$_vm_srpt_ranges"
+		# Wrapped to negative, as _vm_leak_is_ours compares them.
+		echo "$((addr)) $((addr + size))" >>"$_vm_our_ranges"
 	done </proc/modules
 }
 
-# rmmod: the real one (bounded), after noting where ib_srpt lay when it is
-# the one going: every scenario's `rmmod ib_srpt` passes through here.
+# rmmod: the real one (bounded), after noting where a module of ours lay
+# when it is one going: every scenario's `rmmod ib_srpt` (or srp_ibcm)
+# passes through here.
 rmmod() {
-	local m
+	local m o
 	for m in "$@"; do
-		[ "$m" != ib_srpt ] || _vm_note_srpt_range
+		for o in "${_vm_our_modules[@]}"; do
+			[ "$m" != "$o" ] || _vm_note_range "$m"
+		done
 	done
 	timeout -k 5 "$SRPT_CMD_TIMEOUT" rmmod "$@"
 }
 
-# _vm_leak_is_srpt: reads one kmemleak report block on stdin; succeeds if
-# its backtrace is ib_srpt's: a function of ib_srpt ("[ib_srpt]") or a
-# bare address where ib_srpt lay (_vm_srpt_ranges).
-_vm_leak_is_srpt() {
-	local block a lo hi addrs
+# _vm_leak_is_ours: reads one kmemleak report block on stdin; succeeds if
+# its backtrace is one of our modules': a function of theirs
+# ("[ib_srpt]", "[srp_ibcm]") or a bare address where one lay
+# (_vm_our_ranges).
+_vm_leak_is_ours() {
+	local block a lo hi addrs o
 	block=$(cat)
-	[[ $block != *'[ib_srpt]'* ]] || return 0
-	[ -s "$_vm_srpt_ranges" ] || return 1
+	for o in "${_vm_our_modules[@]}"; do
+		[[ $block != *"[$o]"* ]] || return 0
+	done
+	[ -s "$_vm_our_ranges" ] || return 1
 	mapfile -t addrs < <(grep -oE '\] 0x[0-9a-f]{16}$' <<<"$block" | cut -c3-)
 	for a in "${addrs[@]}"; do
 		while read -r lo hi; do
@@ -515,13 +524,14 @@ _vm_leak_is_srpt() {
 			if ((a >= lo && a < hi)); then
 				return 0
 			fi
-		done <"$_vm_srpt_ranges"
+		done <"$_vm_our_ranges"
 	done
 	return 1
 }
 
 # kmemleak_scan: where the kernel has kmemleak (the debug kernel), scans
-# for leaks and fails on any whose backtrace is ib_srpt's, printing them;
+# for leaks and fails on any whose backtrace is ours (ib_srpt's, or
+# srp_ibcm's: _vm_our_modules), printing them;
 # a no-op on other kernels. Leaks of other code (rdma_rxe, the RDMA core,
 # LIO, boot-time allocations) are printed as information only: kmemleak
 # reports false positives there (pointers kept only in hardware-style
@@ -543,7 +553,7 @@ kmemleak_scan() {
 	# One block per object, from its "unreferenced object" line on.
 	while IFS= read -r -d $'\x1e' block; do
 		[ -n "${block//[[:space:]]/}" ] || continue
-		if _vm_leak_is_srpt <<<"$block"; then
+		if _vm_leak_is_ours <<<"$block"; then
 			ours+=("$block")
 		else
 			others+=("$block")
@@ -551,7 +561,7 @@ kmemleak_scan() {
 	done < <(awk '/^unreferenced object/ && NR > 1 { printf "\036" } { print } END { printf "\036" }' <<<"$report")
 	echo clear >"$f" || true
 	if [ ${#others[@]} -gt 0 ]; then
-		log "info: kmemleak suspects ${#others[@]} objects of other code (not ib_srpt; not failing on them), the first ones:"
+		log "info: kmemleak suspects ${#others[@]} objects of other code (not ${_vm_our_modules[*]}; not failing on them), the first ones:"
 		n=0
 		for block in "${others[@]}"; do
 			printf '%s\n' "$block" | _indent
@@ -561,9 +571,9 @@ kmemleak_scan() {
 	fi
 	if [ ${#ours[@]} -gt 0 ]; then
 		printf '%s\n' "${ours[@]}" | _indent
-		fail "kmemleak: ${#ours[@]} suspected leaks of ib_srpt"
+		fail "kmemleak: ${#ours[@]} suspected leaks of ours (${_vm_our_modules[*]})"
 	fi
-	pass "kmemleak: no suspected leak of ib_srpt (${#others[@]} of other code)"
+	pass "kmemleak: no suspected leak of ours (${#others[@]} of other code)"
 }
 
 _vm_loaded() { [ -e "/sys/module/$1/refcnt" ]; }
@@ -815,6 +825,17 @@ expect_dmesg_since() {
 	[ "$n" -gt 0 ] || fail "no kernel log line since the mark matches /$2/"
 	lines=${lines%%$'\n'*}
 	pass "dmesg: ${lines#\[*\] }"
+}
+
+# expect_no_dmesg_since MARK REGEX: no kernel log line after MARK matches
+# (ERE); those that do are shown.
+expect_no_dmesg_since() {
+	local lines
+	if lines=$(_vm_dmesg_since "$1" | grep -E -- "$2"); then
+		printf '%s\n' "$lines" | _indent
+		fail "kernel log lines since the mark match /$2/"
+	fi
+	pass "no kernel log line since the mark matches /$2/"
 }
 
 # wait_dmesg_since SECONDS MARK REGEX: until a kernel log line after MARK
