@@ -7,7 +7,8 @@
 #   make check-stress    the stress scenarios at full counts, both kernels
 #   make check-debug     the VM scenarios on a KASAN/lockdep/kmemleak kernel
 #   make demo            boot a VM, serve a LUN over soft-RoCE, run fio
-#   make install         install into /lib/modules/<kver>/updates and depmod
+#   make install         install into /lib/modules/<kver>/updates and depmod,
+#                        and scripts/srpt-stat into $(PREFIX)/sbin
 #   make dkms            register with DKMS: rebuilt for every kernel
 
 KVER ?= $(shell uname -r)
@@ -28,6 +29,12 @@ endif
 KRELEASE = $(shell sed -n 's/^\#define UTS_RELEASE "\(.*\)"/\1/p' $(KDIR)/include/generated/utsrelease.h)
 BUILD = $(CURDIR)/build/$(KRELEASE)
 
+# srpt-stat, the live view of the statistics, goes to $(DESTDIR)$(PREFIX)/sbin;
+# staging the module with INSTALL_MOD_PATH stages it too.
+PREFIX ?= /usr/local
+DESTDIR ?= $(INSTALL_MOD_PATH)
+SBINDIR = $(DESTDIR)$(PREFIX)/sbin
+
 .PHONY: all modules clean install uninstall check check-stress check-debug demo \
 	bench host-test \
 	fuzz fuzz-long kunit vm-test build-all checkpatch deps dkms
@@ -44,10 +51,12 @@ clean:
 install: modules
 	$(MAKE) -C $(KDIR) M=$(BUILD) INSTALL_MOD_DIR=updates CONFIG_MODULE_SIG_ALL= modules_install
 	depmod -a $(if $(INSTALL_MOD_PATH),-b $(INSTALL_MOD_PATH)) $(KRELEASE)
+	install -D -m 0755 scripts/srpt-stat $(SBINDIR)/srpt-stat
 
 uninstall:
 	rm -f $(INSTALL_MOD_PATH)/lib/modules/$(KRELEASE)/updates/ib_srpt.ko*
 	depmod -a $(if $(INSTALL_MOD_PATH),-b $(INSTALL_MOD_PATH)) $(KRELEASE)
+	rm -f $(SBINDIR)/srpt-stat
 
 # DKMS: rebuild for every installed kernel (see dkms.conf).
 dkms:

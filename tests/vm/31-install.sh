@@ -3,8 +3,9 @@
 # Install like a driver: `make install` (31-install.host, run before the
 # boot) put ib_srpt.ko into /lib/modules/<release>/updates and ran depmod,
 # so plain `modprobe ib_srpt` (what targetcli runs) loads ours, and modinfo
-# describes it and every parameter. Without the install, modprobe finds
-# the in-tree module again (none, on a kernel built without it).
+# describes it and every parameter, and the srpt-stat it installed runs.
+# Without the install, modprobe finds the in-tree module again (none, on a
+# kernel built without it).
 # vm-timeout: 300
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 . "$SRPT_ROOT/tests/vm/lib.sh"
@@ -35,6 +36,14 @@ taint=$(</sys/module/ib_srpt/taint)
 pass "modprobe ib_srpt loaded ours (taint $taint)"
 expect_dmesg 'ib_srpt: SRP target [0-9.]+ loaded'
 expect_ok tcli 'ls /srpt'
+# srpt-stat where make install put it (usr/local/sbin of the stage):
+# targetcli's ls made no srpt directory, which it says; then it runs.
+srpt_stat=$SRPT_ROOT/build/install-vm/$kver/usr/local/sbin/srpt-stat
+expect_fail "$srpt_stat" -c 1
+expect_output '^srpt-stat: the srpt fabric is not there: .*ib_srpt is loaded, but nothing configured'
+expect_ok mkdir /sys/kernel/config/target/srpt
+expect_ok "$srpt_stat" -a -i 0.2 -c 1
+expect_output '^time +r/s +w/s +rMiB/s +wMiB/s '
 unload_all
 
 expect_ok umount "/lib/modules/$kver"
