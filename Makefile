@@ -10,6 +10,7 @@
 #   make install         install into /lib/modules/<kver>/updates and depmod
 #                        (SIGN_KEY=... SIGN_CERT=...: signed for Secure Boot)
 #   make dkms            register with DKMS: rebuilt for every kernel
+#   make deb             build/deb/ib-srpt-dkms_<version>_all.deb (DKMS package)
 
 KVER ?= $(shell uname -r)
 KDIR ?= /lib/modules/$(KVER)/build
@@ -31,7 +32,7 @@ BUILD = $(CURDIR)/build/$(KRELEASE)
 
 .PHONY: all modules clean install uninstall check check-stress check-debug demo \
 	bench host-test \
-	fuzz fuzz-long kunit vm-test build-all checkpatch deps dkms
+	fuzz fuzz-long kunit vm-test build-all checkpatch deps dkms deb
 
 all: modules
 
@@ -68,6 +69,10 @@ uninstall:
 # DKMS: rebuild for every installed kernel (see dkms.conf).
 dkms:
 	scripts/dkms-install
+
+# The Debian package of the DKMS sources (debian/): build/deb/*.deb.
+deb:
+	scripts/deb
 
 # Every test tier; prints "N passed, N failed" last.
 check:

@@ -71,6 +71,17 @@ debug_kernel_release() {
 	cat "$d/release"
 }
 
+# What DKMS needs to build the module: `make dkms` copies it to
+# /usr/src/ib_srpt-<version>, and so does the Debian package (debian/rules
+# names the same files).
+# shellcheck disable=SC2034 # for the scripts that source this file
+SRPT_DKMS_FILES=(Kbuild dkms.conf src include scripts/cxx.kbuild scripts/check-cxx-object)
+
+# The module version, SRPT_VERSION of include/srpt/version.h.
+srpt_version() {
+	sed -n 's/^#define SRPT_VERSION "\(.*\)"/\1/p' "$SRPT_ROOT/include/srpt/version.h"
+}
+
 # signing_key DIR CN: a throw-away module signing key (DIR/key.pem) and
 # its self-signed certificate (DIR/cert.der, DER as mokutil takes it), with
 # the extensions of the kernel's own certs/default_x509.genkey plus
@@ -137,4 +148,19 @@ module_sig_verify() {
 	}
 	rm -rf "$tmp"
 	return "$rc"
+}
+
+# The certificate DKMS signs the modules it builds with: mok_certificate
+# of /etc/dkms/framework.conf (and framework.conf.d), /var/lib/dkms/mok.pub
+# by default (DKMS makes it, with mok.key, the first time it signs).
+dkms_mok_cert() {
+	local f cert=/var/lib/dkms/mok.pub line
+	for f in /etc/dkms/framework.conf /etc/dkms/framework.conf.d/*.conf; do
+		[ -r "$f" ] || continue
+		line=$(sed -n 's/^[[:space:]]*mok_certificate=//p' "$f" | tail -n1)
+		line=${line%\"}
+		line=${line#\"}
+		[ -z "$line" ] || cert=$line
+	done
+	printf '%s\n' "$cert"
 }
