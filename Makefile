@@ -9,7 +9,9 @@
 #   make demo            boot a VM, serve a LUN over soft-RoCE, run fio
 #   make install         install into /lib/modules/<kver>/updates and depmod,
 #                        and scripts/srpt-stat into $(PREFIX)/sbin
+#                        (SIGN_KEY=... SIGN_CERT=...: signed for Secure Boot)
 #   make dkms            register with DKMS: rebuilt for every kernel
+#   make deb             build/deb/ib-srpt-dkms_<version>_all.deb (DKMS package)
 
 KVER ?= $(shell uname -r)
 KDIR ?= /lib/modules/$(KVER)/build
@@ -37,7 +39,7 @@ SBINDIR = $(DESTDIR)$(PREFIX)/sbin
 
 .PHONY: all modules clean install uninstall check check-stress check-debug demo \
 	bench host-test \
-	fuzz fuzz-long kunit vm-test build-all checkpatch deps dkms
+	fuzz fuzz-long kunit vm-test build-all checkpatch deps dkms deb
 
 all: modules
 
@@ -47,9 +49,24 @@ modules:
 clean:
 	rm -rf build
 
+# Secure Boot: SIGN_KEY (a PEM private key or a pkcs11: URI) and SIGN_CERT
+# (its X.509 certificate, PEM or DER) sign the installed module with the
+# kernel's sign-file (README: Signing); without SIGN_KEY it stays unsigned.
+# The build output itself is never signed: the kernel's own key
+# (CONFIG_MODULE_SIG_ALL) is not in Debian's headers.
+SIGN_FILE ?= $(KDIR)/scripts/sign-file
+SIGN_HASH ?= $(or $(shell sed -n 's/^CONFIG_MODULE_SIG_HASH="\(.*\)"/\1/p' $(KDIR)/.config 2>/dev/null),sha256)
+ifneq ($(SIGN_KEY),)
+  ifeq ($(SIGN_CERT),)
+    $(error SIGN_KEY=$(SIGN_KEY) needs SIGN_CERT, its certificate)
+  endif
+endif
+
 # updates/ takes precedence over the in-tree module for modprobe.
 install: modules
 	$(MAKE) -C $(KDIR) M=$(BUILD) INSTALL_MOD_DIR=updates CONFIG_MODULE_SIG_ALL= modules_install
+	$(if $(SIGN_KEY),scripts/sign-module $(SIGN_FILE) $(SIGN_HASH) $(SIGN_KEY) $(SIGN_CERT) \
+		$(INSTALL_MOD_PATH)/lib/modules/$(KRELEASE)/updates/ib_srpt.ko*)
 	depmod -a $(if $(INSTALL_MOD_PATH),-b $(INSTALL_MOD_PATH)) $(KRELEASE)
 	install -D -m 0755 scripts/srpt-stat $(SBINDIR)/srpt-stat
 
@@ -61,6 +78,10 @@ uninstall:
 # DKMS: rebuild for every installed kernel (see dkms.conf).
 dkms:
 	scripts/dkms-install
+
+# The Debian package of the DKMS sources (debian/): build/deb/*.deb.
+deb:
+	scripts/deb
 
 # Every test tier; prints "N passed, N failed" last.
 check:

@@ -70,3 +70,97 @@ debug_kernel_release() {
 	[ -s "$d/release" ] && [ -s "$d/build/arch/x86/boot/bzImage" ] || return 1
 	cat "$d/release"
 }
+
+# What DKMS needs to build the module: `make dkms` copies it to
+# /usr/src/ib_srpt-<version>, and so does the Debian package (debian/rules
+# names the same files).
+# shellcheck disable=SC2034 # for the scripts that source this file
+SRPT_DKMS_FILES=(Kbuild dkms.conf src include scripts/cxx.kbuild scripts/check-cxx-object)
+
+# The module version, SRPT_VERSION of include/srpt/version.h.
+srpt_version() {
+	sed -n 's/^#define SRPT_VERSION "\(.*\)"/\1/p' "$SRPT_ROOT/include/srpt/version.h"
+}
+
+# signing_key DIR CN: a throw-away module signing key (DIR/key.pem) and
+# its self-signed certificate (DIR/cert.der, DER as mokutil takes it), with
+# the extensions of the kernel's own certs/default_x509.genkey plus
+# codeSigning: what `make install SIGN_KEY=... SIGN_CERT=...` is tested
+# with (README: Signing, with the same settings).
+signing_key() {
+	mkdir -p "$1"
+	cat >"$1/x509.genkey" <<-GENKEY
+		[ req ]
+		default_bits = 2048
+		distinguished_name = req_distinguished_name
+		prompt = no
+		string_mask = utf8only
+		x509_extensions = myexts
+
+		[ req_distinguished_name ]
+		CN = $2
+
+		[ myexts ]
+		basicConstraints = critical,CA:FALSE
+		keyUsage = digitalSignature
+		extendedKeyUsage = codeSigning
+		subjectKeyIdentifier = hash
+		authorityKeyIdentifier = keyid
+	GENKEY
+	openssl req -new -nodes -utf8 -sha256 -days 36500 -batch -x509 \
+		-config "$1/x509.genkey" -outform DER -out "$1/cert.der" \
+		-keyout "$1/key.pem" 2>/dev/null
+}
+
+# module_sig_verify MODULE CERT: MODULE (.ko, or .ko.xz/.ko.zst/.ko.gz)
+# ends in a module signature (a PKCS#7 blob, struct module_signature and
+# the magic string, as sign-file appends them) that verifies against CERT
+# over exactly the module's uncompressed bytes before it.
+module_sig_verify() {
+	local module=$1 cert=$2 tmp size siglen rc=0
+	local magic='~Module signature appended~'
+	tmp=$(mktemp -d)
+	case $module in
+	*.xz) xz -dc "$module" >"$tmp/m" ;;
+	*.zst) zstd -dcq "$module" >"$tmp/m" ;;
+	*.gz) gzip -dc "$module" >"$tmp/m" ;;
+	*) cp "$module" "$tmp/m" ;;
+	esac
+	size=$(stat -c %s "$tmp/m")
+	if ! tail -c 28 "$tmp/m" | cmp -s - <(printf '%s\n' "$magic"); then
+		echo "$module: no module signature"
+		rm -rf "$tmp"
+		return 1
+	fi
+	# sig_len: the big-endian u32 that ends struct module_signature (12 bytes).
+	siglen=$(tail -c 32 "$tmp/m" | head -c 4 | od -An -tu1 |
+		awk '{ print (($1 * 256 + $2) * 256 + $3) * 256 + $4 }')
+	head -c $((size - 40 - siglen)) "$tmp/m" >"$tmp/content"
+	tail -c $((siglen + 40)) "$tmp/m" | head -c "$siglen" >"$tmp/sig.p7"
+	openssl x509 -inform DER -in "$cert" -out "$tmp/cert.pem" 2>/dev/null ||
+		cp "$cert" "$tmp/cert.pem"
+	# -noverify: the certificate is self-signed and trusted by no one; the
+	# signature itself is checked against it.
+	openssl cms -verify -binary -inform DER -in "$tmp/sig.p7" -content "$tmp/content" \
+		-certfile "$tmp/cert.pem" -nointern -noverify -out /dev/null 2>"$tmp/err" || {
+		cat "$tmp/err"
+		rc=1
+	}
+	rm -rf "$tmp"
+	return "$rc"
+}
+
+# The certificate DKMS signs the modules it builds with: mok_certificate
+# of /etc/dkms/framework.conf (and framework.conf.d), /var/lib/dkms/mok.pub
+# by default (DKMS makes it, with mok.key, the first time it signs).
+dkms_mok_cert() {
+	local f cert=/var/lib/dkms/mok.pub line
+	for f in /etc/dkms/framework.conf /etc/dkms/framework.conf.d/*.conf; do
+		[ -r "$f" ] || continue
+		line=$(sed -n 's/^[[:space:]]*mok_certificate=//p' "$f" | tail -n1)
+		line=${line%\"}
+		line=${line#\"}
+		[ -z "$line" ] || cert=$line
+	done
+	printf '%s\n' "$cert"
+}
