@@ -77,9 +77,14 @@ debug_kernel_release() {
 # shellcheck disable=SC2034 # for the scripts that source this file
 SRPT_DKMS_FILES=(Kbuild dkms.conf src include scripts/cxx.kbuild scripts/check-cxx-object)
 
-# The module version, SRPT_VERSION of include/srpt/version.h.
+# The module version, SRPT_VERSION of include/srpt/version.h, which
+# dkms.conf's PACKAGE_VERSION must be too (DKMS and the package use it).
 srpt_version() {
-	sed -n 's/^#define SRPT_VERSION "\(.*\)"/\1/p' "$SRPT_ROOT/include/srpt/version.h"
+	local ver conf_ver
+	ver=$(sed -n 's/^#define SRPT_VERSION "\(.*\)"/\1/p' "$SRPT_ROOT/include/srpt/version.h")
+	conf_ver=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' "$SRPT_ROOT/dkms.conf")
+	[ "$ver" = "$conf_ver" ] || die "dkms.conf has version $conf_ver, include/srpt/version.h $ver"
+	printf '%s\n' "$ver"
 }
 
 # signing_key DIR CN: a throw-away module signing key (DIR/key.pem) and
