@@ -27,9 +27,7 @@ expect_live 'devices 0' 'ports 1' 'target_ports 1'
 
 # The same netdev, a new device: the same GID, a new port.
 klog_mark
-expect_ok rdma link add rxe0 type rxe netdev srpt0
-wait_for 30 "the new rxe0's port 1 ACTIVE" port_state rxe0 ACTIVE
-expect_ok test "$(rxe_gid rxe0)" = "$gid"
+readd_rxe "$gid"
 expect_klog "ib_srpt: rxe0 port 1: target port names $guid and 0x$gid \\(RoCE\\)\$"
 expect_klog 'ib_srpt: rxe0: added, 1 port'
 expect_live 'devices 1' 'ports 2' 'target_ports 1' 'tpgs 1'

@@ -288,9 +288,7 @@ expect_live 'devices 0' 'nexuses 0' 'channels 0' 'commands 0' 'receive_buffers 0
 expect_ok cfs_drop_tport "$guid"
 expect_live 'devices 0' 'ports 0' 'target_ports 0'
 klog_mark
-expect_ok rdma link add rxe0 type rxe netdev srpt0
-wait_for 30 "rxe0 back, port 1 ACTIVE" port_state rxe0 ACTIVE
-expect_ok test "$(rxe_gid rxe0)" = "$gid"
+readd_rxe "$gid"
 expect_klog "$listening"
 make_tport
 base=$(srpt_objects)

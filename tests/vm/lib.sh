@@ -212,6 +212,15 @@ setup_rxe() {
 		file_has "/sys/class/infiniband/$name/ports/1/state" ACTIVE
 }
 
+# readd_rxe GID [NAME [NETDEV]]: NAME (rxe0), deleted, added again on the
+# NETDEV (srpt0) setup_rxe made: port 1 ACTIVE, with the GID it had.
+readd_rxe() {
+	local name=${2:-rxe0} netdev=${3:-srpt0}
+	expect_ok rdma link add "$name" type rxe netdev "$netdev"
+	wait_for 30 "$name back on $netdev, port 1 ACTIVE" port_state "$name" ACTIVE
+	expect_ok test "$(rxe_gid "$name")" = "$1"
+}
+
 # rxe_gid [DEV [PORT [INDEX]]]: the GID as 32 hex digits, no colons.
 rxe_gid() {
 	local gid
