@@ -1,28 +1,44 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
 # The benchmark (scripts/bench), in one VM boot: the same fio jobs against
-# the in-tree ib_srpt (modprobe) and against ours (insmod), each logged in
-# over RDMA/CM through the same soft-RoCE device, plus ib_read_bw and
-# ib_write_bw on that device as the transport's ceiling. Results go to
-# $SRPT_OUT/bench.txt. A benchmark, not a test: nothing here has a
-# threshold.
-# vm-timeout: 1800
+# the in-tree ib_srpt (modprobe), against ours (insmod) and against
+# nvmet-rdma, each over the same soft-RoCE device with 1 and with 4
+# channels (ch_count, nr_io_queues). Each job runs once unmeasured (the
+# emulator translates code the first time it runs, and would bill that
+# to whichever target ran first), then again under perf's software
+# cpu-clock event system-wide: the samples in each module, times the
+# sampling period, divided by the I/Os fio did, are the guest CPU each
+# module spends per I/O. Plus ib_read_bw and ib_write_bw as the
+# transport's ceiling. Results go to $SRPT_OUT/bench.txt, each job's
+# per-symbol profile to $SRPT_OUT/<target>-ch<N>-<job>.perf.
+# A benchmark, not a test: nothing here has a threshold.
+# vm-timeout: 5400
 # vm-mem: 4096
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 . "$SRPT_ROOT/tests/vm/lib.sh"
 # shellcheck source-path=SCRIPTDIR source=initiator.sh
 . "$SRPT_ROOT/tests/vm/initiator.sh"
 
-runtime=${SRPT_BENCH_RUNTIME:-20}
+runtime=${SRPT_BENCH_RUNTIME:-15}
+warmup=${SRPT_BENCH_WARMUP:-5}
+order=${SRPT_BENCH_ORDER:-in-tree ours nvmet}
+channels=${SRPT_BENCH_CHANNELS:-1 4}
+# 250 us of CPU per sample: 4000 samples a second on a busy CPU.
+period_ns=250000
 out=$SRPT_OUT/bench.txt
 : >"$out"
+echo "period-ns $period_ns" >>"$out"
 
 tcli_start
 setup_rxe rxe0 10.200.0.1/24
 load_scsi_initiator_bits
 gid=$(rxe_gid rxe0)
 timeout "$SRPT_CMD_TIMEOUT" modprobe -a target_core_mod ib_core rdma_cm ib_srp
-mkdir -p /etc/target
+lio_db_root
+# perf resolves module symbols from /proc/kallsyms.
+echo 0 >/proc/sys/kernel/kptr_restrict
+echo -1 >/proc/sys/kernel/perf_event_paranoid
+command -v perf >/dev/null || fail "perf is missing (linux-perf)"
 
 # Kernel memory in use (kB): slab + page tables + vmalloc'ed, coarse.
 kmem_kb() {
@@ -38,56 +54,174 @@ jobs=(
 	"seqwrite-1m-qd8 write 1m 8"
 )
 
-run_target() { # LABEL
-	local label=$1 disk before after j name rw bs qd
+# The transport module and its SCSI or NVMe core, as perf names them.
+declare -A module=([in-tree]=ib_srpt [ours]=ib_srpt [nvmet]=nvmet_rdma)
+declare -A core=([in-tree]=target_core_mod [ours]=target_core_mod [nvmet]=nvmet)
+
+fio_job() { # DISK NAME RW BS QD SECONDS [fio options...]
+	local disk=$1 name=$2 rw=$3 bs=$4 qd=$5 secs=$6
+	shift 6
+	fio --name="$name" --filename="/dev/$disk" --direct=1 --ioengine=libaio \
+		--rw="$rw" --bs="$bs" --iodepth="$qd" --size=512m --time_based \
+		--runtime="$secs" "$@" >/dev/null
+}
+
+# run_jobs LABEL CH DISK: every job, warmed up, then measured under perf.
+run_jobs() {
+	local label=$1 ch=$2 disk=$3 j name rw bs qd base
+	# Fill the disk so that reads read data.
+	expect_ok fio --name=fill --filename="/dev/$disk" --direct=1 --ioengine=libaio \
+		--rw=write --bs=1m --iodepth=8 --size=512m
+	for j in "${jobs[@]}"; do
+		read -r name rw bs qd <<<"$j"
+		base=$SRPT_OUT/$label-ch$ch-$name
+		log "$label, $ch channel(s): $name (${warmup}s warm-up, ${runtime}s measured)"
+		fio_job "$disk" "$name" "$rw" "$bs" "$qd" "$warmup" || fail "$label $name: warm-up fio failed"
+		timeout $((runtime + 120)) perf record -q -a -e cpu-clock -c "$period_ns" -o /tmp/perf.data -- \
+			fio --name="$name" --filename="/dev/$disk" --direct=1 --ioengine=libaio \
+			--rw="$rw" --bs="$bs" --iodepth="$qd" --size=512m --time_based \
+			--runtime="$runtime" --output-format=json --output="$base.json" \
+			>/dev/null 2>"$base.perf-record.err" || {
+			cat "$base.perf-record.err"
+			fail "$label $name: fio under perf failed"
+		}
+		# Samples per module and per symbol; the module's own symbols come
+		# from /proc/kallsyms (ours is not under /lib/modules).
+		perf report -q -i /tmp/perf.data --kallsyms=/proc/kallsyms --stdio --no-children \
+			--sort dso,sym -F sample,dso,sym >"$base.perf" 2>/dev/null ||
+			fail "$label $name: perf report failed"
+		rm -f /tmp/perf.data
+		python3 - "$base.json" "$base.perf" "$label" "$ch" "$name" "$period_ns" \
+			"${module[$label]}" "${core[$label]}" >>"$out" <<'PY' || fail "$label $name: no result"
+import json, re, sys
+fio, prof, label, ch, name, period, mod, core = sys.argv[1:]
+j = json.load(open(fio))["jobs"][0]
+d = j["read"] if j["read"]["io_bytes"] else j["write"]
+ios = d["total_ios"]
+samples = {"mod": 0, "core": 0, "busy": 0}
+for line in open(prof):
+    m = re.match(r"\s*(\d+)\s+(\S+)\s+\[(.)\]\s+(\S+)", line)
+    if not m:
+        continue
+    n, dso, sym = int(m[1]), m[2], m[4]
+    if dso == f"[{mod}]":
+        samples["mod"] += n
+    if dso == f"[{core}]":
+        samples["core"] += n
+    # A CPU waiting in the idle loop is not spent on I/O.
+    if not re.search(r"idle|safe_halt|poll", sym):
+        samples["busy"] += n
+if not ios:
+    sys.exit("no I/O")
+us = {k: v * int(period) / 1000 / ios for k, v in samples.items()}
+print(label, ch, name, f"{d['iops']:.0f}", f"{d['bw'] / 1024:.1f}", f"{d['clat_ns']['mean'] / 1000:.0f}",
+      ios, f"{us['mod']:.3f}", f"{us['core']:.3f}", f"{us['busy']:.3f}")
+PY
+		pass "$label ch=$ch $name: $(tail -n1 "$out" | cut -d' ' -f4-)"
+	done
+}
+
+# ---- LIO's SRP targets: the in-tree one and ours ----
+
+srp_target() { # LABEL
+	local label=$1 ch disk before after
 	expect_ok tcli "/backstores/ramdisk create rd0 512M" \
 		"/srpt create ib.$gid" \
 		"/srpt/ib.$gid/luns create /backstores/ramdisk/rd0" \
 		"/srpt/ib.$gid/acls create ib.$gid"
 	expect_ok sh -c "echo 5555 >/sys/kernel/config/target/srpt/discovery_auth/rdma_cm_port"
-	before=$(kmem_kb)
-	srp_login rxe0 "$gid" 10.200.0.1 5555
-	disk=$(srp_disk)
-	after=$(kmem_kb)
-	echo "$label kmem-login-kb $((after - before))" >>"$out"
-	# Fill the ramdisk so reads read data.
-	expect_ok fio --name=fill --filename="/dev/$disk" --direct=1 --ioengine=libaio \
-		--rw=write --bs=1m --iodepth=8 --size=512m
-	for j in "${jobs[@]}"; do
-		read -r name rw bs qd <<<"$j"
-		log "$label: $name"
-		expect_ok fio --name="$name" --filename="/dev/$disk" --direct=1 --ioengine=libaio \
-			--rw="$rw" --bs="$bs" --iodepth="$qd" --size=512m --time_based \
-			--runtime="$runtime" --output-format=json --output="$SRPT_OUT/$label-$name.json"
-		python3 - "$SRPT_OUT/$label-$name.json" "$label" "$name" >>"$out" <<'PY'
-import json, sys
-j = json.load(open(sys.argv[1]))["jobs"][0]
-d = j["read"] if j["read"]["io_bytes"] else j["write"]
-print(sys.argv[2], sys.argv[3], f"{d['iops']:.0f}", f"{d['bw'] / 1024:.1f}",
-      f"{d['clat_ns']['mean'] / 1000:.0f}")
-PY
+	for ch in $channels; do
+		before=$(kmem_kb)
+		srp_login rxe0 "$gid" 10.200.0.1 5555 "ch_count=$ch"
+		disk=$(srp_disk)
+		after=$(kmem_kb)
+		echo "$label $ch kmem-login-kb $((after - before))" >>"$out"
+		run_jobs "$label" "$ch" "$disk"
+		srp_logout
 	done
-	srp_logout
 	expect_ok tcli "clearconfig confirm=True"
 	expect_ok rmdir /sys/kernel/config/target/srpt
 	expect_ok rmmod ib_srpt
 }
 
-# The in-tree target first: modprobe finds it in /lib/modules.
-allow_intree_srpt
-expect_ok modprobe ib_srpt
-taint=$(</sys/module/ib_srpt/taint)
-[[ $taint != *O* ]] || fail "the module loaded as in-tree is out-of-tree (taint '$taint')"
-pass "in-tree ib_srpt loaded (taint '${taint:-none}')"
-run_target in-tree
+intree_target() {
+	allow_intree_srpt
+	expect_ok modprobe ib_srpt
+	taint=$(</sys/module/ib_srpt/taint)
+	[[ $taint != *O* ]] || fail "the module loaded as in-tree is out-of-tree (taint '$taint')"
+	pass "in-tree ib_srpt loaded (taint '${taint:-none}')"
+	srp_target in-tree
+}
 
-load_srpt
-run_target ours
+ours_target() {
+	load_srpt
+	srp_target ours
+}
+
+# ---- nvmet-rdma: a brd ramdisk of the same size as the namespace ----
+
+nvmet_cfs=/sys/kernel/config/nvmet
+nqn=nqn.2026-12.io.srpt:bench
+
+nvme_disk() {
+	local d i
+	for ((i = 0; i < 100; i++)); do
+		for d in /dev/nvme[0-9]*n[0-9]*; do
+			[ -b "$d" ] && { echo "${d#/dev/}"; return 0; }
+		done
+		sleep 0.1
+	done
+	fail "no NVMe namespace appeared"
+}
+
+nvmet_target() {
+	local s=$nvmet_cfs/subsystems/$nqn p=$nvmet_cfs/ports/1 ch disk before after a
+	expect_ok modprobe brd rd_nr=1 rd_size=524288
+	expect_ok modprobe -a nvmet nvmet-rdma nvme-rdma
+	expect_ok mkdir "$s"
+	echo 1 >"$s/attr_allow_any_host" || fail "nvmet: attr_allow_any_host"
+	expect_ok mkdir "$s/namespaces/1"
+	echo -n /dev/ram0 >"$s/namespaces/1/device_path" || fail "nvmet: device_path"
+	echo 1 >"$s/namespaces/1/enable" || fail "nvmet: namespace enable"
+	expect_ok mkdir "$p"
+	for a in addr_trtype=rdma addr_adrfam=ipv4 addr_traddr=10.200.0.1 addr_trsvcid=4420; do
+		echo "${a#*=}" >"$p/${a%%=*}" || fail "nvmet: $a"
+	done
+	expect_ok ln -s "$s" "$p/subsystems/$nqn"
+	for ch in $channels; do
+		before=$(kmem_kb)
+		echo "transport=rdma,traddr=10.200.0.1,trsvcid=4420,nqn=$nqn,nr_io_queues=$ch" \
+			>/dev/nvme-fabrics || fail "nvme-rdma: connect failed"
+		disk=$(nvme_disk)
+		after=$(kmem_kb)
+		pass "nvme-rdma connected: $disk, $ch I/O queue(s)"
+		echo "nvmet $ch kmem-login-kb $((after - before))" >>"$out"
+		run_jobs nvmet "$ch" "$disk"
+		for a in /sys/class/nvme/nvme*/delete_controller; do
+			echo 1 >"$a"
+		done
+		wait_for 30 "NVMe controllers gone" sh -c '! ls /sys/class/nvme/nvme* >/dev/null 2>&1'
+	done
+	expect_ok rm "$p/subsystems/$nqn"
+	expect_ok rmdir "$p"
+	echo 0 >"$s/namespaces/1/enable"
+	expect_ok rmdir "$s/namespaces/1" "$s"
+	expect_ok unload_modules nvme_rdma nvmet_rdma nvmet brd
+}
+
+for t in $order; do
+	case "$t" in
+	in-tree) intree_target ;;
+	ours) ours_target ;;
+	nvmet) nvmet_target ;;
+	*) fail "unknown target '$t' in SRPT_BENCH_ORDER" ;;
+	esac
+done
 
 # The transport's ceiling on the same device: perftest with RDMA/CM
 # connection setup, 1 MiB messages. -F: TCG's clock would otherwise make
 # perftest refuse to report.
-perf() { # TOOL
+perf_ceiling() { # TOOL
 	local tool=$1 line server args=(-d rxe0 -R -F -s 1048576 -n 400 --report_gbits)
 	timeout 300 "$tool" "${args[@]}" >/dev/null 2>&1 &
 	server=$!
@@ -100,8 +234,10 @@ perf() { # TOOL
 	pass "$tool: $line Gb/s"
 }
 tcli_stop
-perf ib_read_bw
-perf ib_write_bw
+if [ -z "${SRPT_BENCH_NO_CEILING:-}" ]; then
+	perf_ceiling ib_read_bw
+	perf_ceiling ib_write_bw
+fi
 
 unload_all
 check_dmesg
