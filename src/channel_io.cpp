@@ -12,10 +12,7 @@
 
 namespace srpt {
 
-ChannelIo::ChannelIo(Channel &ch, const IoLimits &limits) : ch_(ch), limits_(limits)
-{
-	KTL_LOCK_INIT(free_lock_);
-}
+ChannelIo::ChannelIo(Channel &ch, const IoLimits &limits) : ch_(ch), limits_(limits) {}
 
 ChannelIo::~ChannelIo()
 {
@@ -87,6 +84,7 @@ void ChannelIo::destroy()
 	if (cmds_) {
 		while (free_cmds_.pop_front())
 			;
+		returned_.store(nullptr);
 		for (u32 i = 0; i < limits_.rq_size; i++)
 			delete cmds_[i];
 		delete[] cmds_;
@@ -94,30 +92,53 @@ void ChannelIo::destroy()
 	}
 }
 
+u32 ChannelIo::in_flight() const
+{
+	/* Given back first: never more than were taken, whatever runs meanwhile. */
+	const u32 back = given_back_.load(ktl::MemoryOrder::acquire);
+
+	return taken_.load(ktl::MemoryOrder::relaxed) - back;
+}
+
+/* Completion context only: the one consumer of the returned stack. */
 Cmd *ChannelIo::get_cmd()
 {
-	Cmd *c;
-	{
-		ktl::SpinGuard g(free_lock_);
+	Cmd *c = free_cmds_.pop_front();
+
+	if (!c) {
+		/*
+		 * Take every returned context at once: one consumer, so the
+		 * stack cannot change under a pop (no ABA). In stack order:
+		 * the last given back, its memory the warmest, goes first.
+		 */
+		for (Cmd *r = returned_.exchange(nullptr); r;) {
+			Cmd *next = r->next_free;
+
+			r->next_free = nullptr;
+			free_cmds_.push_back(r);
+			r = next;
+		}
 		c = free_cmds_.pop_front();
+		if (!c)
+			return nullptr;
 	}
-	if (c) {
-		c->reset();
-		in_flight_.fetch_add(1, ktl::MemoryOrder::relaxed);
-	}
+	c->reset();
+	/* The only writer: a plain increment. */
+	taken_.store(taken_.load(ktl::MemoryOrder::relaxed) + 1, ktl::MemoryOrder::relaxed);
 	return c;
 }
 
 void ChannelIo::put_cmd(Cmd *c)
 {
-	{
-		ktl::SpinGuard g(free_lock_);
-		free_cmds_.push_front(c);
-	}
-	in_flight_.fetch_sub(1, ktl::MemoryOrder::relaxed);
+	Cmd *head = returned_.load(ktl::MemoryOrder::relaxed);
+
+	do {
+		c->next_free = head;
+	} while (!returned_.compare_exchange(head, c));
+	given_back_.fetch_add(1, ktl::MemoryOrder::release);
 	/*
-	 * Pairs with on_recv(): either that IU sees this context in the
-	 * list, or this sees it waiting. IUs waiting for a context are
+	 * Pairs with on_recv(): either that IU sees this context on the
+	 * stack, or this sees it waiting. IUs waiting for a context are
 	 * handled in completion context only: have a zero-length write
 	 * complete there. Through the send queue, which posts nothing once
 	 * the channel drains.

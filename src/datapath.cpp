@@ -145,10 +145,12 @@ int map_data(Cmd *c, RecvCtx *r, const DataLayout &l)
 	}
 
 	const ktl::Bytes iu(r->iu, r->byte_len);
-	u32 count = 0;
-	for (u32 i = 0; i < l.desc_count; i++)
-		if (descriptor_at(iu, l, i).len)
-			count++;
+	/* A direct descriptor's length is the data length; a table may hold empty ones. */
+	u32 count = l.kind == DataKind::kDirect && l.data_len ? 1 : 0;
+	if (l.kind == DataKind::kIndirect)
+		for (u32 i = 0; i < l.desc_count; i++)
+			if (descriptor_at(iu, l, i).len)
+				count++;
 	if (!count)
 		return 0;
 	if (!c->xfer.prepare(count))
@@ -195,7 +197,7 @@ bool ChannelIo::handle_cmd(RecvCtx *r, Cmd *c)
 	c->start_ns = srpt_os_now_ns();
 	c->tag = sc.tag;
 	c->sol_not = sc.sol_not;
-	stats_.add(Stat::kCommands);
+	stats_.add_cq<Stat::kCommands>();
 	if (ret) {
 		srpt_os_log(SRPT_LOG_ERR | SRPT_LOG_RATELIMITED, "%s: command %#llx: %s\n", ch_.name(),
 			    c->tag, why);
@@ -208,11 +210,9 @@ bool ChannelIo::handle_cmd(RecvCtx *r, Cmd *c)
 	c->data_kind = sc.data.kind;
 	c->data_len = sc.data.data_len;
 	if (c->dir == SRPT_DATA_IN)
-		stats_.add(Stat::kReads);
+		stats_.add_cq<Stat::kReads>();
 	else if (c->dir == SRPT_DATA_OUT)
-		stats_.add(Stat::kWrites);
-	if (c->data_kind == DataKind::kImmediate)
-		stats_.add(Stat::kImmediateWrites);
+		stats_.add_cq<Stat::kWrites>();
 
 	ret = map_data(c, r, sc.data);
 	if (ret) {
@@ -250,6 +250,11 @@ bool ChannelIo::handle_cmd(RecvCtx *r, Cmd *c)
 		credits_.owe_one();
 		put_cmd(c);
 		return false;
+	}
+	if (c->data_kind == DataKind::kImmediate) {
+		stats_.add_cq<Stat::kImmediateWrites>();
+		/* In already: write_pending() runs in LIO's context, not here. */
+		stats_.add_cq<Stat::kBytesWritten>(c->data_len);
 	}
 	/* LIO may release c (reposting r) before submit returns. */
 	const bool keep = c->imm_recv == r;
@@ -306,8 +311,8 @@ void Cmd::submit()
 /* srpt_write_pending */
 int Cmd::write_pending()
 {
+	/* Immediate data was counted as it came; no buffers, no bytes. */
 	if (data_kind == DataKind::kImmediate || !xfer.buffers()) {
-		ch_->io().stats().add(Stat::kBytesWritten, data_len);
 		set_state(CmdState::kDataIn);
 		srpt_os_cmd_execute(os.get());
 		return 0;
@@ -505,7 +510,7 @@ void Cmd::rdma_done(bool ok)
 			return;
 		}
 		set_state(CmdState::kDataIn);
-		ch->io().stats().add(Stat::kBytesWritten, data_len);
+		ch->io().stats().add_cq<Stat::kBytesWritten>(data_len);
 		srpt_os_cmd_execute(os.get());
 		return;
 	case CmdState::kCmdRspSent:
@@ -582,7 +587,8 @@ void Cmd::queue_response(const srpt_cmd_status &st, bool with_data)
 	u32 bytes = 0;
 	if (with_data && dir == SRPT_DATA_IN)
 		bytes = ktl::min(st.data_len, xfer.total());
-	ch_->io().stats().add(Stat::kBytesRead, bytes);
+	/* Counted when the response is sent: here is LIO's context. */
+	read_bytes_ = bytes;
 	respond(bytes);
 }
 
@@ -637,6 +643,8 @@ void Cmd::send_done(bool ok)
 			    "%s: command %#llx: sending the response failed\n", ch->name(), tag);
 		ch->io().stats().add(Stat::kErrSend);
 	}
+	if (ok && read_bytes_)
+		ch->io().stats().add_cq<Stat::kBytesRead>(read_bytes_);
 	if (start_ns)
 		ch->io().stats().latency(srpt_os_now_ns() - start_ns);
 	if (prev != CmdState::kCmdRspSent && prev != CmdState::kMgmtRspSent)

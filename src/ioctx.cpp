@@ -58,6 +58,7 @@ void Cmd::reset()
 	local = false;
 	start_ns = 0;
 	rsp_ = Rsp::kNone;
+	read_bytes_ = 0;
 	need_ = 0;
 	step_err_ = 0;
 	post_err_ = false;

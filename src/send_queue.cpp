@@ -44,14 +44,30 @@ SendQueue::Result SendQueue::submit(Cmd *c)
 	Result r = Result::kPosted;
 	{
 		ktl::MutexGuard g(mutex_);
+		const bool first = waiting_.empty();
+		const u32 seen = free_slots();
 
+		/* Nobody waits: the step goes now if it fits, never queued. */
+		if (first) {
+			switch (c->post_step(*this)) {
+			case Cmd::Step::kPosted:
+				return Result::kPosted;
+			case Cmd::Step::kFailed:
+				return Result::kFailed;
+			case Cmd::Step::kWait:
+				break;
+			}
+		}
 		/*
-		 * Counted as waiting before its step looks at the free slots:
-		 * a completion that gives slots back meanwhile sees it waiting
-		 * and pumps (release()).
+		 * Counted as waiting before its step looks at the free slots
+		 * (again): a completion that gives slots back meanwhile sees
+		 * it waiting and pumps (release()).
 		 */
 		waiting_.push_back(c);
 		n_waiting_.fetch_add(1);
+		/* Slots come back only outside the mutex: none did since the try above. */
+		if (first && free_slots() == seen)
+			return Result::kQueued;
 		pump_locked(&failed);
 		for (Cmd *f : failed) {
 			if (f == c) {

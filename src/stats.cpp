@@ -39,7 +39,7 @@ void Counters::latency(u64 ns)
 		limit *= 10;
 		i++;
 	}
-	latency_[i].fetch_add(1, ktl::MemoryOrder::relaxed);
+	bump(latency_[i], 1);
 }
 
 void Counters::fold_into(Counters &total) const

@@ -13,6 +13,19 @@
 
 namespace ktl {
 
+/* Big-endian to CPU order, and back: the same swap (a no-op on big-endian CPUs). */
+template <typename T> constexpr T from_be(T v)
+{
+	if constexpr (sizeof(T) == 1 || __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__)
+		return v;
+	else if constexpr (sizeof(T) == 2)
+		return __builtin_bswap16(v);
+	else if constexpr (sizeof(T) == 4)
+		return __builtin_bswap32(v);
+	else
+		return __builtin_bswap64(v);
+}
+
 class BeReader {
 public:
 	constexpr explicit BeReader(Bytes b) : b_(b), ok_(true) {}
@@ -22,10 +35,10 @@ public:
 	bool has(size_t off, size_t len) const { return off <= b_.size() && len <= b_.size() - off; }
 
 	u8 u8_at(size_t off) { return has(off, 1) ? b_[off] : fail<u8>(); }
-	u16 be16(size_t off) { return has(off, 2) ? static_cast<u16>(get(off, 2)) : fail<u16>(); }
-	u32 be24(size_t off) { return has(off, 3) ? static_cast<u32>(get(off, 3)) : fail<u32>(); }
-	u32 be32(size_t off) { return has(off, 4) ? static_cast<u32>(get(off, 4)) : fail<u32>(); }
-	u64 be64(size_t off) { return has(off, 8) ? get(off, 8) : fail<u64>(); }
+	u16 be16(size_t off) { return has(off, 2) ? load<u16>(off) : fail<u16>(); }
+	u32 be24(size_t off) { return has(off, 3) ? (u32{b_[off]} << 16) | load<u16>(off + 1) : fail<u32>(); }
+	u32 be32(size_t off) { return has(off, 4) ? load<u32>(off) : fail<u32>(); }
+	u64 be64(size_t off) { return has(off, 8) ? load<u64>(off) : fail<u64>(); }
 
 	/* Copies @len bytes at @off to @out; zero-fills and fails when short. */
 	void copy(size_t off, u8 *out, size_t len)
@@ -54,12 +67,13 @@ private:
 		ok_ = false;
 		return T{0};
 	}
-	u64 get(size_t off, size_t n) const
+	/* One unaligned load and a byte swap; the caller checked the bounds. */
+	template <typename T> T load(size_t off) const
 	{
-		u64 v = 0;
-		for (size_t i = 0; i < n; i++)
-			v = (v << 8) | b_[off + i];
-		return v;
+		T v;
+
+		__builtin_memcpy(&v, b_.data() + off, sizeof(v));
+		return from_be(v);
 	}
 
 	Bytes b_;
@@ -73,10 +87,10 @@ public:
 	size_t size() const { return b_.size(); }
 	bool ok() const { return ok_; }
 
-	void u8_at(size_t off, u8 v) { put(off, v, 1); }
-	void be16(size_t off, u16 v) { put(off, v, 2); }
-	void be32(size_t off, u32 v) { put(off, v, 4); }
-	void be64(size_t off, u64 v) { put(off, v, 8); }
+	void u8_at(size_t off, u8 v) { put(off, v); }
+	void be16(size_t off, u16 v) { put(off, v); }
+	void be32(size_t off, u32 v) { put(off, v); }
+	void be64(size_t off, u64 v) { put(off, v); }
 
 	void copy(size_t off, const void *src, size_t len)
 	{
@@ -99,12 +113,12 @@ private:
 		ok_ = false;
 		return false;
 	}
-	void put(size_t off, u64 v, size_t n)
+	template <typename T> void put(size_t off, T v)
 	{
-		if (!fits(off, n))
+		if (!fits(off, sizeof(v)))
 			return;
-		for (size_t i = 0; i < n; i++)
-			b_[off + i] = static_cast<u8>(v >> (8 * (n - 1 - i)));
+		v = from_be(v);
+		__builtin_memcpy(b_.data() + off, &v, sizeof(v));
 	}
 
 	MutableBytes b_;

@@ -5,8 +5,12 @@
  * queue and the counters. A Channel owns one and runs its life (login,
  * states, release); commands (Cmd) and datapath.cpp use it.
  *
- * Locking: the free contexts under free_lock_ (a leaf spinlock, any
- * context); the wait list in completion context only.
+ * Locking: none on the data path. The channel's completions run one at
+ * a time (one CQ, polled by one work item), and what only they touch is
+ * theirs alone: the wait list, the free send contexts they take from,
+ * the counters they keep (stats.h). Send contexts come back from any
+ * context onto a lock-free stack (put_cmd), which the completion side
+ * takes whole when its own list runs dry.
  */
 #pragma once
 
@@ -63,7 +67,7 @@ public:
 	SendQueue &sendq() { return sendq_; }
 	Counters &stats() { return stats_; }
 	/* Commands received and not yet released. */
-	u32 in_flight() const { return in_flight_.load(ktl::MemoryOrder::relaxed); }
+	u32 in_flight() const;
 
 private:
 	Cmd *get_cmd();
@@ -80,12 +84,14 @@ private:
 	Credits credits_;
 	SendQueue sendq_;
 	Counters stats_;
-	ktl::Atomic<u32> in_flight_{0};
+	/* Send contexts taken (completion context only) and given back. */
+	ktl::Atomic<u32> taken_{0};
+	ktl::Atomic<u32> given_back_{0};
 
 	RecvCtx *recv_ring_ = nullptr;	/* rq_size entries unless use_srq */
 	Cmd **cmds_ = nullptr;		/* rq_size send contexts */
-	ktl::SpinLock free_lock_;
-	ktl::List<Cmd, &Cmd::free_node> free_cmds_;	/* guarded by free_lock_ */
+	ktl::List<Cmd, &Cmd::free_node> free_cmds_;	/* completion context only */
+	ktl::Atomic<Cmd *> returned_{nullptr};		/* a stack through Cmd::next_free */
 	/* IUs waiting for LIVE or for a free send context; CQ context only. */
 	ktl::List<RecvCtx, &RecvCtx::wait_node> wait_list_;
 	bool processing_wait_list_ = false;

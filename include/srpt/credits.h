@@ -17,33 +17,50 @@ class Credits {
 public:
 	void init(ktl::u32 req_lim)
 	{
-		req_lim_.store(static_cast<int>(req_lim));
+		initial_ = static_cast<int>(req_lim);
+		received_.store(0);
+		answered_.store(0);
 		owed_.store(0);
 	}
 
-	/* An IU arrived: the initiator used one credit. */
-	void request_received() { req_lim_.fetch_sub(1, ktl::MemoryOrder::relaxed); }
+	/* An IU arrived: the initiator used one credit. Completion context only. */
+	void request_received() { bump(received_, 1); }
 
-	/* A response goes out: the REQ_LIM_DELTA it carries. */
+	/* A response goes out: the REQ_LIM_DELTA it carries. Under the send queue's mutex. */
 	ktl::u32 take_response_delta()
 	{
-		req_lim_.fetch_add(1, ktl::MemoryOrder::relaxed);
+		bump(answered_, 1);
+		/* Owed credits are rare: no locked instruction when there are none. */
+		if (!owed_.load(ktl::MemoryOrder::relaxed))
+			return 1;
 		return 1 + static_cast<ktl::u32>(owed_.exchange(0));
 	}
-	/* That response could not be sent: its credits are owed again. */
+	/* That response could not be sent: its credits are owed again. Under the same mutex. */
 	void response_failed(ktl::u32 delta)
 	{
-		req_lim_.fetch_sub(1, ktl::MemoryOrder::relaxed);
+		bump(answered_, -1);
 		owed_.fetch_add(static_cast<int>(delta));
 	}
-	/* A request ended without a response. */
+	/* A request ended without a response: from any context. */
 	void owe_one() { owed_.fetch_add(1); }
 
-	int req_lim() const { return req_lim_.load(ktl::MemoryOrder::relaxed); }
+	int req_lim() const
+	{
+		return initial_ + answered_.load(ktl::MemoryOrder::relaxed) -
+		       received_.load(ktl::MemoryOrder::relaxed);
+	}
 	int owed() const { return owed_.load(ktl::MemoryOrder::relaxed); }
 
 private:
-	ktl::Atomic<int> req_lim_{0};
+	/* Each count has one writer at a time: a plain load and store. */
+	static void bump(ktl::Atomic<int> &v, int n)
+	{
+		v.store(v.load(ktl::MemoryOrder::relaxed) + n, ktl::MemoryOrder::relaxed);
+	}
+
+	int initial_ = 0;
+	ktl::Atomic<int> received_{0};
+	ktl::Atomic<int> answered_{0};
 	ktl::Atomic<int> owed_{0};
 };
 

@@ -108,6 +108,7 @@ public:
 	ktl::u64 start_ns = 0;		/* receipt, for the latency histogram; 0: none */
 
 	ktl::ListNode free_node;	/* on the channel's free list */
+	Cmd *next_free = nullptr;	/* on its stack of returned contexts */
 	ktl::ListNode send_node;	/* on its send queue while waiting */
 
 private:
@@ -127,6 +128,7 @@ private:
 	Rsp rsp_ = Rsp::kNone;
 	srpt_cmd_status st_{};		/* Rsp::kStatus; sense stays LIO's or static */
 	ktl::u8 tmf_code_ = 0;		/* Rsp::kTmf */
+	ktl::u32 read_bytes_ = 0;	/* the data the response sends, for the statistics */
 	/* Guarded by the send queue's mutex while the command is on it. */
 	ktl::u32 round_first_ = 0;	/* buffers in the round under way */
 	ktl::u32 round_bufs_ = 0;

@@ -23,7 +23,8 @@
  * sleeps inside:
  *
  *   g_lock (registry.cpp) -> RdmaPort::cache_lock_
- *   ChannelIo::free_lock_
+ *
+ * The data path takes no lock but SendQueue::mutex_: see channel_io.h.
  *
  * Waiting for a channel's release (Channel::disconnect_and_wait) happens
  * with no lock held but RdmaPort::dev_mutex_: the release work takes

@@ -3,10 +3,14 @@
  * Statistics. Each channel counts into its own relaxed atomics (no lock,
  * no sharing between channels on the data path); a port folds a channel's
  * counts into its totals when the channel goes, and readers sum the live
- * channels on top.
+ * channels on top. The counts of every command and the latency histogram
+ * are kept by the channel's completion context alone (add_cq(): a plain
+ * load and store, no locked instruction); the rest, counted wherever they
+ * happen, with add().
  */
 #pragma once
 
+#include <ktl/assert.h>
 #include <ktl/atomic.h>
 #include <ktl/string.h>
 #include <srpt/types.h>
@@ -32,12 +36,40 @@ enum class Stat : int {
 	kCount,
 };
 
+/* Counted only in the channel's completion context, its one writer. */
+constexpr bool completion_only(Stat s)
+{
+	switch (s) {
+	case Stat::kCommands:
+	case Stat::kReads:
+	case Stat::kWrites:
+	case Stat::kBytesRead:
+	case Stat::kBytesWritten:
+	case Stat::kImmediateWrites:
+		return true;
+	default:
+		return false;
+	}
+}
+
 /* Command latency, receipt to response completion: < 100 us, < 1 ms, ..., >= 1 s. */
 constexpr int kLatencyBuckets = 6;
 
 class Counters {
 public:
-	void add(Stat s, u64 n = 1) { v_[static_cast<int>(s)].fetch_add(n, ktl::MemoryOrder::relaxed); }
+	/* From any context. */
+	void add(Stat s, u64 n = 1)
+	{
+		KTL_WARN_ON(completion_only(s));
+		v_[static_cast<int>(s)].fetch_add(n, ktl::MemoryOrder::relaxed);
+	}
+	/* From the channel's completion context only. */
+	template <Stat S> void add_cq(u64 n = 1)
+	{
+		static_assert(completion_only(S), "add() counts this statistic");
+		bump(v_[static_cast<int>(S)], n);
+	}
+	/* From the channel's completion context only. */
 	void latency(u64 ns);
 	/* Adds this channel's counts to @total. */
 	void fold_into(Counters &total) const;
@@ -47,6 +79,11 @@ public:
 	void format(ktl::TextBuf &out) const;
 
 private:
+	static void bump(ktl::Atomic<u64> &v, u64 n)
+	{
+		v.store(v.load(ktl::MemoryOrder::relaxed) + n, ktl::MemoryOrder::relaxed);
+	}
+
 	ktl::Atomic<u64> v_[static_cast<int>(Stat::kCount)];
 	ktl::Atomic<u64> latency_[kLatencyBuckets];
 };

@@ -76,7 +76,6 @@ struct State {
 	std::uint64_t clock_ns = 1000000000ull;
 	/* hooks */
 	std::function<bool()> unlock_hook;
-	std::function<bool()> spin_unlock_hook;
 };
 
 /* g_mu guards S(); never held while calling into the core or blocking. */

@@ -484,7 +484,6 @@ extern "C" void srpt_os_spin_unlock_irqrestore(struct srpt_os_spinlock *lock, un
 	}
 	t_spin_depth--;
 	pthread_mutex_unlock(&impl(lock)->m);
-	run_unlock_hook(&State::spin_unlock_hook);
 }
 
 /* ---- mutexes ---- */
@@ -963,7 +962,6 @@ void reset()
 	s.listen_calls.clear();
 	s.calls.clear();
 	s.unlock_hook = nullptr;
-	s.spin_unlock_hook = nullptr;
 }
 
 static std::string full_name(const std::string &fn)
@@ -1204,12 +1202,6 @@ int mutexes_held()
 		    o.second.owner == std::this_thread::get_id())
 			n++;
 	return n;
-}
-
-void set_spin_unlock_hook(std::function<bool()> hook)
-{
-	std::lock_guard<std::mutex> g(g_mu);
-	S().spin_unlock_hook = std::move(hook);
 }
 
 void set_mutex_unlock_hook(std::function<bool()> hook)

@@ -371,8 +371,6 @@ public:
  * another deterministically, as another thread could.
  */
 void set_mutex_unlock_hook(std::function<bool()> hook);
-/* The same after a core spinlock is unlocked (interrupts restored). */
-void set_spin_unlock_hook(std::function<bool()> hook);
 
 /* ---- RDMA devices ---- */
 

@@ -600,8 +600,9 @@ TEST_F(Datapath, ShortReadsSendOnlyTheBytesOfTheScsiTransfer)
 	iu::Rsp rsp = last_rsp(c);
 	EXPECT_EQ(0x20, rsp.flags) << "DIUNDER";
 	EXPECT_EQ((1u << 20) - 512, rsp.di_resid);
-	EXPECT_EQ(read0 + 512, core(*ch_)->io().stats().get(srpt::Stat::kBytesRead));
+	EXPECT_EQ(read0, core(*ch_)->io().stats().get(srpt::Stat::kBytesRead)) << "not sent yet";
 	lio_finish(c);
+	EXPECT_EQ(read0 + 512, core(*ch_)->io().stats().get(srpt::Stat::kBytesRead));
 
 	/* Four buffers of 256 KiB, 300 KiB transferred: two of them, the second in part. */
 	cmd.tag = 0x12;
@@ -1039,46 +1040,55 @@ TEST_F(Datapath, AnIuWaitsForASendContext)
 	EXPECT_EQ(zw + 1, ch_->zero_write_calls) << "no kick when nothing waits";
 }
 
-TEST_F(Datapath, AContextFreedWhileAnIuLooksForOneIsNotMissed)
+TEST_F(Datapath, ContextsGivenBackFromAnyContextAreTakenByTheNextIus)
 {
 	live(4);
 	std::vector<srpt_os_cmd *> held;
 	for (std::uint64_t t = 1; t <= 4; t++)
 		held.push_back(send_cmd(*ch_, read_cmd(t)));
-	lio_respond(held[0], 0, true);
-	ASSERT_TRUE(fake::complete_send(held[0], true));
+	EXPECT_EQ(4u, core(*ch_)->io().in_flight());
 
 	/*
-	 * The next IU finds no free send context; right after it looked
-	 * (its free-list lock is released), LIO releases a command on
-	 * another CPU. Either the IU sees that context or the release sees
-	 * the IU waiting: a lost wake-up leaves it waiting for good.
+	 * LIO gives two contexts back (onto the lock-free stack, as from
+	 * another CPU); the completion side's own list is empty, so the
+	 * next IU takes the whole stack, and the one after it the rest.
 	 */
-	bool released = false;
-	fake::set_spin_unlock_hook([&] {
-		if (released)
-			return false;
-		released = true;
-		srpt_core_release_cmd(held[0]->core);
-		return false;
-	});
-	const int zw = ch_->zero_write_calls;
-	fake::take_trace();
-	send_iu(*ch_, read_cmd(5));
-	ASSERT_TRUE(released);
-	if (trace_of({"cmd_init"}).empty()) {
-		ASSERT_EQ(zw + 1, ch_->zero_write_calls) << "the IU waits, and nothing will wake it";
-		ASSERT_TRUE(fake::complete_zero_write(*ch_, true));
+	for (int i = 0; i < 2; i++) {
+		lio_respond(held[i], 0, true);
+		ASSERT_TRUE(fake::complete_send(held[i], true));
+		srpt_core_release_cmd(held[i]->core);
 	}
-	EXPECT_EQ(std::vector<std::string>{"cmd_init tag 0x5"}, trace_of({"cmd_init"}));
+	EXPECT_EQ(2u, core(*ch_)->io().in_flight());
+	fake::take_trace();
+	const int zw = ch_->zero_write_calls;
+	EXPECT_EQ(held[1], send_cmd(*ch_, read_cmd(5))) << "the last given back, first";
+	EXPECT_EQ(held[0], send_cmd(*ch_, read_cmd(6)));
+	EXPECT_EQ(zw, ch_->zero_write_calls) << "no kick: nothing waited";
+	EXPECT_EQ(4u, core(*ch_)->io().in_flight());
+
+	/* None left: the next IU waits, and the next context given back wakes it. */
+	srpt_os_recv *r = send_iu(*ch_, read_cmd(7));
+	EXPECT_EQ((std::vector<std::string>{"cmd_init tag 0x5", "cmd_init tag 0x6"}),
+		  trace_of({"cmd_init"}));
+	lio_respond(held[2], 0, true);
+	ASSERT_TRUE(fake::complete_send(held[2], true));
+	srpt_core_release_cmd(held[2]->core);
+	EXPECT_EQ(zw + 1, ch_->zero_write_calls) << "the waiting IU is kicked";
+	ASSERT_TRUE(fake::complete_zero_write(*ch_, true));
+	EXPECT_EQ((std::vector<std::string>{"cmd_init tag 0x5", "cmd_init tag 0x6", "cmd_init tag 0x7"}),
+		  trace_of({"cmd_init"}));
+	EXPECT_EQ(nullptr, r->received_on);
 	for (srpt_os_cmd *c : fake::cmds_of(*ch_)) {
-		if (c == held[0] || c->responses.size() > 1 || !c->submitted)
-			continue;
-		if (c->sends_pending)
+		if (c == held[0] || c == held[1] || c == held[2])
 			continue;
 		lio_respond(c, 0, true);
 		lio_finish(c);
 	}
+	for (srpt_os_cmd *c : {held[0], held[1], held[2]}) {
+		lio_respond(c, 0, true);
+		lio_finish(c);
+	}
+	EXPECT_EQ(0u, core(*ch_)->io().in_flight());
 }
 
 TEST_F(Datapath, AWaitingIuIsHandledOnTheNextSendCompletion)

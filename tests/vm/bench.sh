@@ -86,20 +86,22 @@ run_jobs() {
 			cat "$base.perf-record.err"
 			fail "$label $name: fio under perf failed"
 		}
-		# Samples per module and symbol. perf finds no symbols for a module
-		# outside /lib/modules (ours): its addresses are looked up in
-		# /proc/kallsyms below.
+		# Samples per symbol. perf names every kernel sample's object
+		# [kernel.kallsyms], modules' too: each symbol's module comes from
+		# /proc/kallsyms below (so do addresses perf could not resolve).
 		perf report -q -i /tmp/perf.data --stdio --no-children \
 			--sort dso,sym -F sample,dso,sym >"$base.perf" 2>/dev/null ||
 			fail "$label $name: perf report failed"
 		rm -f /tmp/perf.data
-		grep "\[${module[$label]}\]" /proc/kallsyms >"$base.kallsyms" || true
+		grep -E "\[(${module[$label]}|${core[$label]})\]\$" /proc/kallsyms >"$base.kallsyms" || true
 		python3 - "$base.json" "$base.perf" "$base.kallsyms" "$label" "$ch" "$name" "$period_ns" \
 			"${module[$label]}" "${core[$label]}" >>"$out" <<'PY' || fail "$label $name: no result"
 import bisect, json, re, sys
 fio, prof, kallsyms, label, ch, name, period, mod, core = sys.argv[1:]
-syms = sorted((int(f[0], 16), f[2]) for f in (l.split() for l in open(kallsyms)) if f[1] in "tT")
-addrs = [a for a, _ in syms]
+# address, symbol, module ("[ib_srpt]")
+syms = sorted((int(f[0], 16), f[2], f[3]) for f in (l.split() for l in open(kallsyms)) if f[1] in "tT")
+addrs = [s[0] for s in syms]
+owner = {s[1]: s[2] for s in syms}
 mod_syms = {}
 j = json.load(open(fio))["jobs"][0]
 d = j["read"] if j["read"]["io_bytes"] else j["write"]
@@ -110,13 +112,15 @@ for line in open(prof):
     if not m:
         continue
     n, dso, sym = int(m[1]), m[2], m[4]
-    if dso == f"[{mod}]":
+    if sym.startswith("0x") and addrs:
+        i = bisect.bisect_right(addrs, int(sym, 16)) - 1
+        if i >= 0:
+            sym = syms[i][1]
+    where = owner.get(sym, dso)
+    if where == f"[{mod}]":
         samples["mod"] += n
-        if sym.startswith("0x") and addrs:
-            i = bisect.bisect_right(addrs, int(sym, 16)) - 1
-            sym = syms[i][1] if i >= 0 else sym
         mod_syms[sym] = mod_syms.get(sym, 0) + n
-    if dso == f"[{core}]":
+    if where == f"[{core}]":
         samples["core"] += n
     # A CPU waiting in the idle loop is not spent on I/O.
     if not re.search(r"idle|safe_halt|poll", sym):
