@@ -74,7 +74,6 @@ void ChannelIo::destroy()
 	KTL_WARN_ON(sendq_.waiting());
 	/* SRQ buffers that waited here belong to the device: give them back. */
 	while (RecvCtx *r = wait_list_.pop_front()) {
-		waiting_.fetch_sub(1);
 		if (limits_.use_srq)
 			repost(r);
 	}
@@ -137,15 +136,15 @@ void ChannelIo::put_cmd(Cmd *c)
 	} while (!returned_.compare_exchange(head, c));
 	given_back_.fetch_add(1, ktl::MemoryOrder::release);
 	/*
-	 * Pairs with on_recv(): either that IU sees this context on the
-	 * stack, or this sees it waiting. IUs waiting for a context are
-	 * handled in completion context only: have a zero-length write
-	 * complete there. Through the send queue, which posts nothing once
-	 * the channel drains.
+	 * Pairs with handle_iu(): either the IU that found no context sees
+	 * this one on the stack, or this sees it starved. IUs waiting for
+	 * a context are handled in completion context only: have a
+	 * zero-length write complete there. Through the send queue, which
+	 * posts nothing once the channel drains.
 	 */
 	ktl::atomic_thread_fence(ktl::MemoryOrder::seq_cst);
 	bool expected = false;
-	if (waiting_.load(ktl::MemoryOrder::relaxed) && ch_.state() == ChState::kLive &&
+	if (starved_.load(ktl::MemoryOrder::relaxed) && ch_.state() == ChState::kLive &&
 	    kick_pending_.compare_exchange(expected, true)) {
 		int ret = -ktl::kESHUTDOWN;
 

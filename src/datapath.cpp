@@ -39,14 +39,8 @@ void ChannelIo::on_recv(RecvCtx *r, bool ok, u32 byte_len)
 		return;
 	}
 	r->byte_len = byte_len;
-	/*
-	 * Behind the IUs that wait already (the initiator's order is kept),
-	 * and counted as waiting before it looks for a send context: a
-	 * concurrent put_cmd() then sees it (the fences pair).
-	 */
+	/* Behind the IUs that wait already: the initiator's order is kept. */
 	wait_list_.push_back(r);
-	waiting_.fetch_add(1);
-	ktl::atomic_thread_fence(ktl::MemoryOrder::seq_cst);
 	process_wait_list();
 }
 
@@ -69,12 +63,23 @@ bool ChannelIo::handle_iu(RecvCtx *r)
 	Cmd *c = nullptr;
 	if (r->byte_len && (opcode == srp::kCmd || opcode == srp::kTskMgmt)) {
 		c = get_cmd();
-		if (!c)
-			return false;
+		if (!c) {
+			/*
+			 * Say so, then look once more: a concurrent put_cmd()
+			 * either gives its context to this look or sees the
+			 * flag and kicks (the fences pair).
+			 */
+			starved_.store(true, ktl::MemoryOrder::relaxed);
+			ktl::atomic_thread_fence(ktl::MemoryOrder::seq_cst);
+			c = get_cmd();
+			if (!c)
+				return false;
+		}
+		/* A command released from now on need not kick (unless this flag is set again). */
+		if (starved_.load(ktl::MemoryOrder::relaxed))
+			starved_.store(false, ktl::MemoryOrder::relaxed);
 		credits_.request_received();
 	}
-	/* No longer waiting: a command released below need not kick. */
-	waiting_.fetch_sub(1);
 	if (r->byte_len == 0) {
 		repost(r);
 		return true;

@@ -49,7 +49,8 @@ bool Cmd::test_and_set_state(CmdState old, CmdState s)
 
 void Cmd::reset()
 {
-	state_.store(static_cast<ktl::u8>(CmdState::kNew));
+	/* Handed to LIO through calls that order it: no full fence here. */
+	state_.store(static_cast<ktl::u8>(CmdState::kNew), ktl::MemoryOrder::release);
 	tag = 0;
 	sol_not = 0;
 	dir = SRPT_DATA_NONE;

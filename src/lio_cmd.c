@@ -51,6 +51,13 @@ struct srpt_os_cmd {
 	struct srpt_buf s_buf;		/* bufs for a single buffer */
 	unsigned int n_bufs;
 	unsigned int max_bufs;
+	/*
+	 * A single buffer of at most a page reuses the context's own page,
+	 * allocated at its first use and kept until the context is freed:
+	 * no allocation per command where most are small.
+	 */
+	struct page *page;
+	struct scatterlist page_sg;
 	u8 sense[TRANSPORT_SENSE_BUFFER];
 };
 
@@ -113,6 +120,8 @@ void srpt_os_cmd_free(struct srpt_os_cmd *cmd)
 		return;
 	ib_dma_unmap_single(cmd->ch->sdev->ib, cmd->rsp_dma, cmd->rsp_size,
 			    DMA_TO_DEVICE);
+	if (cmd->page)
+		__free_page(cmd->page);
 	kfree(cmd->rsp_buf);
 	kfree(cmd);
 }
@@ -166,6 +175,20 @@ int srpt_os_cmd_bufs_prepare(struct srpt_os_cmd *cmd, u32 count,
 	return 0;
 }
 
+/* The context's own page as the whole of @buf, @len bytes of it. */
+static int srpt_own_page(struct srpt_os_cmd *cmd, struct srpt_buf *buf, u32 len)
+{
+	if (!cmd->page)
+		cmd->page = alloc_page(GFP_KERNEL);
+	if (!cmd->page)
+		return -ENOMEM;
+	sg_init_table(&cmd->page_sg, 1);
+	sg_set_page(&cmd->page_sg, cmd->page, len, 0);
+	buf->sg = &cmd->page_sg;
+	buf->nents = 1;
+	return 0;
+}
+
 int srpt_os_cmd_buf_add(struct srpt_os_cmd *cmd, u64 va, u32 rkey, u32 len)
 {
 	struct srpt_buf *buf, *prev;
@@ -174,9 +197,12 @@ int srpt_os_cmd_buf_add(struct srpt_os_cmd *cmd, u64 va, u32 rkey, u32 len)
 	if (WARN_ON_ONCE(cmd->n_bufs >= cmd->max_bufs))
 		return -EINVAL;
 	buf = &cmd->bufs[cmd->n_bufs];
-	/* All but the last table get room for a chain entry. */
-	ret = target_alloc_sgl(&buf->sg, &buf->nents, len, false,
-			       cmd->n_bufs < cmd->max_bufs - 1);
+	if (cmd->max_bufs == 1 && len <= PAGE_SIZE)
+		ret = srpt_own_page(cmd, buf, len);
+	else
+		/* All but the last table get room for a chain entry. */
+		ret = target_alloc_sgl(&buf->sg, &buf->nents, len, false,
+				       cmd->n_bufs < cmd->max_bufs - 1);
 	if (ret)
 		return ret;
 	buf->va = va;
@@ -265,7 +291,8 @@ void srpt_os_cmd_release_data(struct srpt_os_cmd *cmd)
 
 	for (i = 0; i < cmd->n_bufs; i++) {
 		srpt_os_cmd_rdma_unmap(cmd, i);
-		target_free_sgl(cmd->bufs[i].sg, cmd->bufs[i].nents);
+		if (cmd->bufs[i].sg != &cmd->page_sg)
+			target_free_sgl(cmd->bufs[i].sg, cmd->bufs[i].nents);
 	}
 	if (cmd->bufs != &cmd->s_buf)
 		kfree(cmd->bufs);

@@ -95,8 +95,11 @@ private:
 	/* IUs waiting for LIVE or for a free send context; CQ context only. */
 	ktl::List<RecvCtx, &RecvCtx::wait_node> wait_list_;
 	bool processing_wait_list_ = false;
-	/* How many wait, and whether a zero-length write will look at them. */
-	ktl::Atomic<u32> waiting_{0};
+	/*
+	 * The IU at the head of the wait list found no free send context,
+	 * and whether a zero-length write will look at it again.
+	 */
+	ktl::Atomic<bool> starved_{false};
 	ktl::Atomic<bool> kick_pending_{false};
 };
 
