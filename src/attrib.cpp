@@ -36,7 +36,7 @@ static_assert(SRPT_ATTRIB_MAX_RDMA_SIZE == 0 && SRPT_ATTRIB_MAX_RSP_SIZE == 1 &&
 	      SRPT_ATTRIB_SQ_SIZE == 2 && SRPT_ATTRIB_USE_SRQ == 3);
 
 constinit ktl::Mutex g_rdma_cm_mutex;
-constinit u32 g_rdma_cm_port = 0; /* guarded by g_rdma_cm_mutex */
+constinit u32 g_listening_port = 0; /* guarded by g_rdma_cm_mutex */
 
 } // namespace
 
@@ -49,7 +49,7 @@ int listen_rdma_cm(u32 port)
 {
 	ktl::MutexGuard guard(g_rdma_cm_mutex);
 
-	if (port == g_rdma_cm_port)
+	if (port == g_listening_port)
 		return 0;
 	const int ret = srpt_os_rdma_cm_listen(static_cast<srpt_u16>(port));
 	if (ret) {
@@ -61,7 +61,7 @@ int listen_rdma_cm(u32 port)
 		srpt_os_log(SRPT_LOG_INFO, "RDMA/CM: listening for logins on port %u\n", port);
 	else
 		srpt_os_log(SRPT_LOG_INFO, "RDMA/CM: no longer listening for logins\n");
-	g_rdma_cm_port = port;
+	g_listening_port = port;
 	return 0;
 }
 
@@ -120,7 +120,7 @@ extern "C" srpt_ssize_t srpt_core_rdma_cm_port_show(char *page, srpt_size_t size
 	ktl::TextBuf s(page, size);
 	{
 		ktl::MutexGuard guard(g_rdma_cm_mutex);
-		s.dec(g_rdma_cm_port);
+		s.dec(g_listening_port);
 	}
 	s.put('\n');
 	return static_cast<srpt_ssize_t>(s.size());

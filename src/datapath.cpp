@@ -39,6 +39,15 @@ void ChannelIo::on_recv(RecvCtx *r, bool ok, u32 byte_len)
 		return;
 	}
 	r->byte_len = byte_len;
+	/* Nothing waits: handle it now, inline (the usual case). */
+	if (wait_list_.empty() && !processing_wait_list_) {
+		processing_wait_list_ = true;
+		const bool done = handle_iu(r);
+		processing_wait_list_ = false;
+		if (!done)
+			wait_list_.push_back(r);
+		return;
+	}
 	/* Behind the IUs that wait already: the initiator's order is kept. */
 	wait_list_.push_back(r);
 	process_wait_list();
@@ -116,7 +125,7 @@ bool ChannelIo::handle_iu(RecvCtx *r)
 	return true;
 }
 
-void ChannelIo::process_wait_list()
+void ChannelIo::drain_wait_list()
 {
 	if (processing_wait_list_)
 		return;
@@ -687,18 +696,18 @@ void Cmd::release()
 
 using namespace srpt;
 
-extern "C" void srpt_core_recv_done(struct srpt_channel *ch, struct srpt_recv *r, int ok,
+extern "C" [[gnu::flatten]] void srpt_core_recv_done(struct srpt_channel *ch, struct srpt_recv *r, int ok,
 				    srpt_u32 byte_len)
 {
 	from_handle<Channel>(ch)->io().on_recv(from_handle<RecvCtx>(r), ok != 0, byte_len);
 }
 
-extern "C" int srpt_core_write_pending(struct srpt_cmd *cmd)
+extern "C" [[gnu::flatten]] int srpt_core_write_pending(struct srpt_cmd *cmd)
 {
 	return from_handle<Cmd>(cmd)->write_pending();
 }
 
-extern "C" void srpt_core_queue_response(struct srpt_cmd *cmd, const struct srpt_cmd_status *st,
+extern "C" [[gnu::flatten]] void srpt_core_queue_response(struct srpt_cmd *cmd, const struct srpt_cmd_status *st,
 					 int with_data)
 {
 	from_handle<Cmd>(cmd)->queue_response(*st, with_data != 0);
@@ -714,7 +723,7 @@ extern "C" void srpt_core_aborted_task(struct srpt_cmd *cmd)
 	from_handle<Cmd>(cmd)->aborted();
 }
 
-extern "C" void srpt_core_release_cmd(struct srpt_cmd *cmd)
+extern "C" [[gnu::flatten]] void srpt_core_release_cmd(struct srpt_cmd *cmd)
 {
 	from_handle<Cmd>(cmd)->release();
 }
@@ -724,12 +733,12 @@ extern "C" int srpt_core_cmd_state(struct srpt_cmd *cmd)
 	return static_cast<int>(from_handle<Cmd>(cmd)->state());
 }
 
-extern "C" void srpt_core_rdma_done(struct srpt_cmd *cmd, int ok)
+extern "C" [[gnu::flatten]] void srpt_core_rdma_done(struct srpt_cmd *cmd, int ok)
 {
 	from_handle<Cmd>(cmd)->rdma_done(ok != 0);
 }
 
-extern "C" void srpt_core_send_done(struct srpt_cmd *cmd, int ok)
+extern "C" [[gnu::flatten]] void srpt_core_send_done(struct srpt_cmd *cmd, int ok)
 {
 	from_handle<Cmd>(cmd)->send_done(ok != 0);
 }

@@ -11,7 +11,7 @@ namespace {
 constexpr int kKinds = static_cast<int>(Live::kCount);
 constinit ktl::Atomic<int> g_live[kKinds];
 
-constexpr const char *kNames[kKinds] = {
+constexpr const char *kLiveNames[kKinds] = {
 	"devices", "ports", "target_ports", "tpgs", "nexuses", "channels", "commands", "receive_buffers",
 };
 
@@ -41,7 +41,7 @@ extern "C" srpt_ssize_t srpt_core_objects_show(char *buf, srpt_size_t size)
 	for (int i = 0; i < srpt::kKinds; i++) {
 		const int n = srpt::live_count(static_cast<srpt::Live>(i));
 
-		s.put(srpt::kNames[i]).put(' ');
+		s.put(srpt::kLiveNames[i]).put(' ');
 		if (n < 0)
 			s.put('-');
 		s.dec(static_cast<ktl::u64>(n < 0 ? -n : n)).put('\n');

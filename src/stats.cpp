@@ -5,7 +5,7 @@
 namespace srpt {
 namespace {
 
-constexpr const char *kNames[static_cast<int>(Stat::kCount)] = {
+constexpr const char *kStatNames[static_cast<int>(Stat::kCount)] = {
 	"commands",
 	"reads",
 	"writes",
@@ -54,7 +54,7 @@ void Counters::fold_into(Counters &total) const
 void Counters::format(ktl::TextBuf &out) const
 {
 	for (int i = 0; i < static_cast<int>(Stat::kCount); i++)
-		out.line(kNames[i], get(static_cast<Stat>(i)));
+		out.line(kStatNames[i], get(static_cast<Stat>(i)));
 	for (int i = 0; i < kLatencyBuckets; i++)
 		out.line(kBucketNames[i], bucket(i));
 }

@@ -69,7 +69,7 @@ public:
 	/* Disconnects and waits until released; any context that may sleep. */
 	void disconnect_and_wait(const char *why);
 	/* From any context: the logout work disconnects. */
-	void request_logout();
+	[[gnu::cold, gnu::noinline]] void request_logout();
 
 	ChState state() const { return static_cast<ChState>(state_.load()); }
 	const char *name() const { return name_.c_str(); }

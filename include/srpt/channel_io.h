@@ -54,7 +54,12 @@ public:
 
 	void on_recv(RecvCtx *r, bool ok, u32 byte_len);
 	void repost(RecvCtx *r);
-	void process_wait_list();
+	/* Handles the IUs that wait, in order, while they can go (completion context). */
+	void process_wait_list()
+	{
+		if (!wait_list_.empty())
+			drain_wait_list();
+	}
 	/* A command is done with its send context. */
 	void put_cmd(Cmd *c);
 	/* LIVE: have what arrived early handled in completion context. */
@@ -74,7 +79,9 @@ private:
 	bool handle_iu(RecvCtx *r);
 	/* True when @c keeps @r (immediate data), decided before LIO has @c. */
 	bool handle_cmd(RecvCtx *r, Cmd *c);
-	void handle_tsk_mgmt(RecvCtx *r, Cmd *c);
+	[[gnu::cold, gnu::noinline]] void handle_tsk_mgmt(RecvCtx *r, Cmd *c);
+	/* Out of line: the data path's entry points stay small (see Kbuild). */
+	[[gnu::noinline]] void drain_wait_list();
 
 	Channel &ch_;
 	const IoLimits &limits_;

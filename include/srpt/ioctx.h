@@ -72,8 +72,9 @@ public:
 	 * UNIT), a command we have no memory for (TASK SET FULL), or a task
 	 * management function LIO refused (FUNCTION FAILED).
 	 */
-	void respond_local_status(ktl::u8 scsi_status, const ktl::u8 *sense, ktl::u32 sense_len);
-	void respond_local_tmf(ktl::u8 rsp_code);
+	[[gnu::cold, gnu::noinline]] void respond_local_status(ktl::u8 scsi_status, const ktl::u8 *sense,
+								ktl::u32 sense_len);
+	[[gnu::cold, gnu::noinline]] void respond_local_tmf(ktl::u8 rsp_code);
 
 	/* LIO callbacks and completions; see datapath.cpp. */
 	[[nodiscard]] int write_pending();
@@ -89,7 +90,7 @@ public:
 	/* Under the send queue's mutex: posts the next step if it fits. */
 	Step post_step(SendQueue &q);
 	/* Not under it: ends a command whose step failed. */
-	void post_failed();
+	[[gnu::cold, gnu::noinline]] void post_failed();
 
 	Channel *const ch_;
 	OsCmd os;
@@ -122,7 +123,7 @@ private:
 	ktl::size_t build_rsp(ktl::u32 delta);
 	void unmap_round();
 	/* A command given to LIO that will have no response. */
-	void fail_response();
+	[[gnu::cold, gnu::noinline]] void fail_response();
 
 	ktl::Atomic<ktl::u8> state_{static_cast<ktl::u8>(CmdState::kDone)};
 	Rsp rsp_ = Rsp::kNone;

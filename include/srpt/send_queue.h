@@ -84,8 +84,8 @@ private:
 	using CmdList = ktl::List<Cmd, &Cmd::send_node>;
 
 	/* Posts from the head while that works; failed commands go to @failed. */
-	void pump_locked(CmdList *failed);
-	static void end_failed(CmdList *failed);
+	[[gnu::noinline]] void pump_locked(CmdList *failed);
+	[[gnu::noinline]] static void end_failed(CmdList *failed);
 
 	ktl::Mutex mutex_;
 	CmdList waiting_;			/* guarded by mutex_ */
