@@ -102,25 +102,31 @@ u32 ChannelIo::in_flight() const
 /* Completion context only: the one consumer of the returned stack. */
 Cmd *ChannelIo::get_cmd()
 {
-	Cmd *c = free_cmds_.pop_front();
+	/*
+	 * Contexts given back go first, the last one first: its memory (and
+	 * its page) is the warmest, and only about the queue depth of the
+	 * contexts are ever used. Taken all at once: one consumer, so the
+	 * stack cannot change under a pop (no ABA).
+	 */
+	if (returned_.load(ktl::MemoryOrder::relaxed)) {
+		Cmd *oldest_first = nullptr;
 
-	if (!c) {
-		/*
-		 * Take every returned context at once: one consumer, so the
-		 * stack cannot change under a pop (no ABA). In stack order:
-		 * the last given back, its memory the warmest, goes first.
-		 */
 		for (Cmd *r = returned_.exchange(nullptr); r;) {
 			Cmd *next = r->next_free;
 
-			r->next_free = nullptr;
-			free_cmds_.push_back(r);
+			r->next_free = oldest_first;
+			oldest_first = r;
 			r = next;
 		}
-		c = free_cmds_.pop_front();
-		if (!c)
-			return nullptr;
+		while (Cmd *r = oldest_first) {
+			oldest_first = r->next_free;
+			r->next_free = nullptr;
+			free_cmds_.push_front(r);
+		}
 	}
+	Cmd *c = free_cmds_.pop_front();
+	if (!c)
+		return nullptr;
 	c->reset();
 	/* The only writer: a plain increment. */
 	taken_.store(taken_.load(ktl::MemoryOrder::relaxed) + 1, ktl::MemoryOrder::relaxed);
