@@ -21,7 +21,7 @@
 
 runtime=${SRPT_BENCH_RUNTIME:-15}
 warmup=${SRPT_BENCH_WARMUP:-5}
-order=${SRPT_BENCH_ORDER:-in-tree ours nvmet}
+target_order=${SRPT_BENCH_ORDER:-in-tree ours nvmet}
 channels=${SRPT_BENCH_CHANNELS:-1 4}
 # 250 us of CPU per sample (4000 a second on a busy CPU); 100 us for
 # the 1 MiB jobs, which do 30 times fewer I/Os.
@@ -229,7 +229,7 @@ nvmet_target() {
 	expect_ok unload_modules nvme_rdma nvmet_rdma nvmet brd
 }
 
-for t in $order; do
+for t in $target_order; do
 	case "$t" in
 	in-tree) intree_target ;;
 	ours) ours_target ;;
