@@ -10,7 +10,7 @@
  * theirs alone: the wait list, the free send contexts they take from,
  * the counters they keep (stats.h). Send contexts come back from any
  * context onto a lock-free stack (put_cmd), which the completion side
- * takes whole when its own list runs dry.
+ * takes whole whenever it is not empty (get_cmd).
  */
 #pragma once
 
