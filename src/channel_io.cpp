@@ -128,8 +128,7 @@ Cmd *ChannelIo::get_cmd()
 	if (!c)
 		return nullptr;
 	c->reset();
-	/* The only writer: a plain increment. */
-	taken_.store(taken_.load(ktl::MemoryOrder::relaxed) + 1, ktl::MemoryOrder::relaxed);
+	taken_.add_single_writer(1);
 	return c;
 }
 

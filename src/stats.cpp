@@ -39,7 +39,7 @@ void Counters::latency(u64 ns)
 		limit *= 10;
 		i++;
 	}
-	bump(latency_[i], 1);
+	latency_[i].add_single_writer(1);
 }
 
 void Counters::fold_into(Counters &total) const

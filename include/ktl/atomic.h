@@ -45,6 +45,14 @@ public:
 	{
 		return __atomic_fetch_sub(&v_, v, static_cast<int>(o));
 	}
+	/*
+	 * Adds @v where this is the only writer (readers may be anywhere):
+	 * a relaxed load and store, no locked instruction.
+	 */
+	void add_single_writer(T v)
+	{
+		store(load(MemoryOrder::relaxed) + v, MemoryOrder::relaxed);
+	}
 	bool compare_exchange(T &expected, T desired, MemoryOrder o = MemoryOrder::seq_cst)
 	{
 		return __atomic_compare_exchange_n(&v_, &expected, desired, false,

@@ -24,12 +24,12 @@ public:
 	}
 
 	/* An IU arrived: the initiator used one credit. Completion context only. */
-	void request_received() { bump(received_, 1); }
+	void request_received() { received_.add_single_writer(1); }
 
 	/* A response goes out: the REQ_LIM_DELTA it carries. Under the send queue's mutex. */
 	ktl::u32 take_response_delta()
 	{
-		bump(answered_, 1);
+		answered_.add_single_writer(1);
 		/* Owed credits are rare: no locked instruction when there are none. */
 		if (!owed_.load(ktl::MemoryOrder::relaxed))
 			return 1;
@@ -38,7 +38,7 @@ public:
 	/* That response could not be sent: its credits are owed again. Under the same mutex. */
 	void response_failed(ktl::u32 delta)
 	{
-		bump(answered_, -1);
+		answered_.add_single_writer(-1);
 		owed_.fetch_add(static_cast<int>(delta));
 	}
 	/* A request ended without a response: from any context. */
@@ -52,12 +52,7 @@ public:
 	int owed() const { return owed_.load(ktl::MemoryOrder::relaxed); }
 
 private:
-	/* Each count has one writer at a time: a plain load and store. */
-	static void bump(ktl::Atomic<int> &v, int n)
-	{
-		v.store(v.load(ktl::MemoryOrder::relaxed) + n, ktl::MemoryOrder::relaxed);
-	}
-
+	/* received_ and answered_ have one writer at a time each (see above). */
 	int initial_ = 0;
 	ktl::Atomic<int> received_{0};
 	ktl::Atomic<int> answered_{0};

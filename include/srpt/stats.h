@@ -67,7 +67,7 @@ public:
 	template <Stat S> void add_cq(u64 n = 1)
 	{
 		static_assert(completion_only(S), "add() counts this statistic");
-		bump(v_[static_cast<int>(S)], n);
+		v_[static_cast<int>(S)].add_single_writer(n);
 	}
 	/* From the channel's completion context only. */
 	void latency(u64 ns);
@@ -79,11 +79,6 @@ public:
 	void format(ktl::TextBuf &out) const;
 
 private:
-	static void bump(ktl::Atomic<u64> &v, u64 n)
-	{
-		v.store(v.load(ktl::MemoryOrder::relaxed) + n, ktl::MemoryOrder::relaxed);
-	}
-
 	ktl::Atomic<u64> v_[static_cast<int>(Stat::kCount)];
 	ktl::Atomic<u64> latency_[kLatencyBuckets];
 };
