@@ -11,8 +11,10 @@
 
 #include <srpt/ioctx.h>
 
+#include <atomic>
 #include <cerrno>
 #include <string>
+#include <thread>
 #include <vector>
 
 using iu::Bytes;
@@ -1087,6 +1089,98 @@ TEST_F(Datapath, ContextsGivenBackFromAnyContextAreTakenByTheNextIus)
 	for (srpt_os_cmd *c : {held[0], held[1], held[2]}) {
 		lio_respond(c, 0, true);
 		lio_finish(c);
+	}
+	EXPECT_EQ(0u, core(*ch_)->io().in_flight());
+}
+
+namespace {
+
+/* Busy for about @n loop turns: shifts one side of a race against the other. */
+void spin_for(unsigned n)
+{
+	for (unsigned i = 0; i < n; i++)
+		asm volatile("" ::: "memory");
+}
+
+/* Waits for @a to reach @v: spins a while first, the two sides start together. */
+void wait_until(const std::atomic<std::uint64_t> &a, std::uint64_t v, const std::atomic<bool> &stop)
+{
+	for (unsigned i = 0; a.load() < v && !stop.load(); i++) {
+		if (i > 100000)
+			std::this_thread::yield();
+	}
+}
+
+} // namespace
+
+/*
+ * handle_iu() and put_cmd() on two CPUs: an IU that finds no send context
+ * while the last one is given back. Either the IU takes it, or put_cmd()
+ * sees the IU starved and kicks a zero-length write that hands it over;
+ * never an IU left waiting beside a free context, which would hang the
+ * initiator. Each round starts both sides together and delays the
+ * give-back a little more than the last round, so that it sweeps across
+ * the IU's whole path, its window included.
+ */
+TEST_F(Datapath, AnIuRacingTheLastContextGivenBackIsNeverLeftWaiting)
+{
+	live(4);
+	std::vector<srpt_os_cmd *> held;
+	for (std::uint64_t t = 1; t <= 4; t++)
+		held.push_back(send_cmd(*ch_, read_cmd(t)));
+	srpt_os_cmd *c = held.back();
+	held.pop_back();
+	/*
+	 * LIO's side is delayed by 0 to 16000 loop turns, in steps of 2 (four
+	 * sweeps): from giving back long before the IU looks to long after
+	 * the IU waits. Jitter between the two CPUs spreads each sweep's
+	 * crossing over many nearby points.
+	 */
+	constexpr std::uint64_t kRounds = 32000;
+	const auto delay = [](std::uint64_t r) { return static_cast<unsigned>(r % 8000) * 2; };
+	std::uint64_t kicked = 0;
+	/* Round r starts when the step reaches 2r + 1; LIO's side is done at 2r + 2. */
+	std::atomic<std::uint64_t> step{0};
+	std::atomic<bool> stop{false};
+	std::thread lio([&] {
+		for (std::uint64_t r = 0; r < kRounds; r++) {
+			wait_until(step, 2 * r + 1, stop);
+			if (stop.load())
+				return;
+			spin_for(delay(r));
+			srpt_core_release_cmd(c->core);
+			step.fetch_add(1);
+		}
+	});
+
+	for (std::uint64_t r = 0; r < kRounds; r++) {
+		const std::uint64_t tag = 5 + r;
+
+		lio_respond(c, 0, true);
+		ASSERT_TRUE(fake::complete_send(c, true));
+		const int zw = ch_->zero_write_calls;
+		step.fetch_add(1);
+		send_iu(*ch_, read_cmd(tag));
+		wait_until(step, 2 * r + 2, stop);
+		if (ch_->zero_write_calls != zw) {
+			kicked++;
+			ASSERT_TRUE(fake::complete_zero_write(*ch_, true));
+		}
+		if (core(*ch_)->io().in_flight() != 4u || c->info.tag != tag) {
+			ADD_FAILURE() << "round " << r << ": the IU waits beside a free send context";
+			stop.store(true);
+			break;
+		}
+		fake::take_trace();
+	}
+	lio.join();
+	/* Both orders happened, or the race was not tested. */
+	EXPECT_GT(kicked, 0u);
+	EXPECT_LT(kicked, kRounds);
+	held.push_back(c);
+	for (srpt_os_cmd *h : held) {
+		lio_respond(h, 0, true);
+		lio_finish(h);
 	}
 	EXPECT_EQ(0u, core(*ch_)->io().in_flight());
 }
