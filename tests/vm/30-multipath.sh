@@ -191,7 +191,7 @@ log "writes so far: $disk0 $((del_w0 - base_w0)), $disk1 $(($(disk_writes "$disk
 
 klog_mark
 t0=${EPOCHREALTIME/./}
-expect_ok rdma link delete rxe1
+rdma_link_delete rxe1
 t1=${EPOCHREALTIME/./}
 log "rdma link delete rxe1 took $(((t1 - t0) / 1000)) ms"
 kill -0 "$fio_pid" 2>/dev/null || fail "fio ended before the path removal did; make it longer"

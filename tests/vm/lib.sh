@@ -649,6 +649,33 @@ unload_all() {
 	pass "ib_srpt, rdma_rxe, target_core_mod and ib_core unloaded"
 }
 
+# rdma_link_delete DEV [SECS]: `rdma link delete DEV`, which must return
+# within SECS (60). The RDMA core waits uninterruptibly for every client
+# and every reference to let the device go, so a hang there cannot be
+# killed: say whose part was done, put the blocked tasks into the kernel
+# log (scripts/vm shows their stacks) and fail.
+rdma_link_delete() {
+	local dev=$1 secs=$((${2:-60} * SRPT_VM_SLOWDOWN)) pid deadline rc=0
+	rdma link delete "$dev" &
+	pid=$!
+	deadline=$((SECONDS + secs))
+	while kill -0 "$pid" 2>/dev/null; do
+		if [ "$SECONDS" -ge "$deadline" ]; then
+			if klog_has "ib_srpt: $dev: removed\$"; then
+				log "ib_srpt let $dev go (\"$dev: removed\"); the RDMA core waits for another client or reference"
+			else
+				log "ib_srpt has not let $dev go (no \"$dev: removed\")"
+			fi
+			echo w >/proc/sysrq-trigger 2>/dev/null || true
+			fail "rdma link delete $dev: not returned within ${secs}s (blocked tasks in dmesg)"
+		fi
+		sleep 0.1
+	done
+	wait "$pid" || rc=$?
+	[ "$rc" = 0 ] || fail "rdma link delete $dev (exit status $rc)"
+	pass "rdma link delete $dev"
+}
+
 # ---- ports scenarios ----
 # Helpers of the scenarios 02-09: target port names, node ACLs, TPG and
 # discovery attributes, module parameters, port events, device removal.
