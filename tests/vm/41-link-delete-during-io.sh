@@ -77,7 +77,7 @@ for ((i = 1; i <= faults; i++)); do
 	mark=$(dmesg_mark)
 	now_ms
 	t0=$now_ms
-	timeout -k 5 120 rdma link delete rxe0 || fail "cycle $i: rdma link delete rxe0 failed"
+	rdma_link_delete rxe0 120
 	now_ms
 	del_ms+=($((now_ms - t0)))
 	srpi_wait 60
