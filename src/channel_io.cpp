@@ -44,7 +44,11 @@ int ChannelIo::create(srpt_os_channel *os, srpt_os_device *dev_os)
 			return -ktl::kENOMEM;
 		c->rsp_buf = static_cast<u8 *>(rsp);
 		c->rsp_size = limits_.max_rsp_size;
-		free_cmds_.push_back(c);
+	}
+	/* The first one on top. */
+	for (u32 i = n; i-- > 0;) {
+		cmds_[i]->next_free = free_cmds_;
+		free_cmds_ = cmds_[i];
 	}
 
 	if (limits_.use_srq)
@@ -81,8 +85,7 @@ void ChannelIo::destroy()
 	delete[] recv_ring_;
 	recv_ring_ = nullptr;
 	if (cmds_) {
-		while (free_cmds_.pop_front())
-			;
+		free_cmds_ = nullptr;
 		returned_.store(nullptr);
 		for (u32 i = 0; i < limits_.rq_size; i++)
 			delete cmds_[i];
@@ -105,28 +108,24 @@ Cmd *ChannelIo::get_cmd()
 	/*
 	 * Contexts given back go first, the last one first: its memory (and
 	 * its page) is the warmest, and only about the queue depth of the
-	 * contexts are ever used. Taken all at once: one consumer, so the
-	 * stack cannot change under a pop (no ABA).
+	 * contexts are ever used. The stack is taken whole and put on top of
+	 * the free one as it is: one consumer, so it cannot change under a
+	 * pop (no ABA).
 	 */
 	if (returned_.load(ktl::MemoryOrder::relaxed)) {
-		Cmd *oldest_first = nullptr;
+		Cmd *top = returned_.exchange(nullptr);
+		Cmd *last = top;
 
-		for (Cmd *r = returned_.exchange(nullptr); r;) {
-			Cmd *next = r->next_free;
-
-			r->next_free = oldest_first;
-			oldest_first = r;
-			r = next;
-		}
-		while (Cmd *r = oldest_first) {
-			oldest_first = r->next_free;
-			r->next_free = nullptr;
-			free_cmds_.push_front(r);
-		}
+		while (last->next_free)
+			last = last->next_free;
+		last->next_free = free_cmds_;
+		free_cmds_ = top;
 	}
-	Cmd *c = free_cmds_.pop_front();
+	Cmd *c = free_cmds_;
 	if (!c)
 		return nullptr;
+	free_cmds_ = c->next_free;
+	c->next_free = nullptr;
 	c->reset();
 	taken_.add_single_writer(1);
 	return c;

@@ -97,8 +97,9 @@ private:
 
 	RecvCtx *recv_ring_ = nullptr;	/* rq_size entries unless use_srq */
 	Cmd **cmds_ = nullptr;		/* rq_size send contexts */
-	ktl::List<Cmd, &Cmd::free_node> free_cmds_;	/* completion context only */
-	ktl::Atomic<Cmd *> returned_{nullptr};		/* a stack through Cmd::next_free */
+	/* Stacks through Cmd::next_free: the free (completion context only), the given back. */
+	Cmd *free_cmds_ = nullptr;
+	ktl::Atomic<Cmd *> returned_{nullptr};
 	/* IUs waiting for LIVE or for a free send context; CQ context only. */
 	ktl::List<RecvCtx, &RecvCtx::wait_node> wait_list_;
 	bool processing_wait_list_ = false;

@@ -108,8 +108,7 @@ public:
 	bool local = false;		/* answered by the core, never given to LIO */
 	ktl::u64 start_ns = 0;		/* receipt, for the latency histogram; 0: none */
 
-	ktl::ListNode free_node;	/* on the channel's free list */
-	Cmd *next_free = nullptr;	/* on its stack of returned contexts */
+	Cmd *next_free = nullptr;	/* on the channel's free or returned stack */
 	ktl::ListNode send_node;	/* on its send queue while waiting */
 
 private:
