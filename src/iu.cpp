@@ -11,12 +11,17 @@ using ktl::BeReader;
 
 u64 scsilun_to_int(const u8 lun[8])
 {
-	u64 v = 0;
+	constexpr u64 kLowWords = 0x0000ffff0000ffffull;
+	u64 v;
 
-	/* SAM's four 2-byte levels, first level lowest (as the kernel does). */
-	for (int i = 0; i < 8; i += 2)
-		v |= static_cast<u64>(lun[i] << 8 | lun[i + 1]) << (i * 8);
-	return v;
+	/*
+	 * SAM's four 2-byte levels, first level lowest (as the kernel does):
+	 * the big-endian value's 16-bit words in reverse order.
+	 */
+	__builtin_memcpy(&v, lun, sizeof(v));
+	v = ktl::from_be(v);
+	v = v >> 32 | v << 32;
+	return (v >> 16 & kLowWords) | (v & kLowWords) << 16;
 }
 
 u32 scsi_cdb_size(const u8 *cdb)
