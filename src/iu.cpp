@@ -56,13 +56,13 @@ srpt_task_attr task_attr(u8 v)
 int parse_srp_cmd(ktl::Bytes iu, u32 imm_data_offset, SrpCmd *out, const char **why)
 {
 	BeReader r(iu);
-	SrpCmd c;
+	SrpCmd &c = *out;
 	u8 lun[8];
 
+	c = SrpCmd{};
 	if (iu.size() < srp::cmd::kSize) {
 		*why = "SRP_CMD shorter than 48 bytes";
 		c.tag = r.be64(srp::cmd::kTag);
-		*out = c;
 		return -ktl::kEINVAL;
 	}
 	c.tag = r.be64(srp::cmd::kTag);
@@ -70,7 +70,6 @@ int parse_srp_cmd(ktl::Bytes iu, u32 imm_data_offset, SrpCmd *out, const char **
 	c.task_attr = task_attr(r.u8_at(srp::cmd::kTaskAttr));
 	r.copy(srp::cmd::kLun, lun, sizeof(lun));
 	c.lun = scsilun_to_int(lun);
-	*out = c;
 
 	const u32 cdb_room = srp::cmd::kCdbSize + (r.u8_at(srp::cmd::kAddCdbLen) & ~3u);
 	if (!r.has(srp::cmd::kCdb, cdb_room)) {
@@ -82,11 +81,7 @@ int parse_srp_cmd(ktl::Bytes iu, u32 imm_data_offset, SrpCmd *out, const char **
 		*why = "CDB longer than the CDB and additional CDB fields";
 		return -ktl::kEINVAL;
 	}
-	const int ret = parse_data_descriptors(iu, imm_data_offset, &c.data, why);
-	if (ret)
-		return ret;
-	*out = c;
-	return 0;
+	return parse_data_descriptors(iu, imm_data_offset, &c.data, why);
 }
 
 int parse_srp_tsk_mgmt(ktl::Bytes iu, SrpTskMgmt *out)

@@ -57,9 +57,9 @@ struct SrpCmd {
 };
 
 /*
- * Parses an SRP_CMD. The tag is valid whenever @iu holds one, even when
- * the rest is malformed (so the error can be answered); returns 0 or
- * -kEINVAL with *why set.
+ * Parses an SRP_CMD into *@out. The tag is valid whenever @iu holds one,
+ * even when the rest is malformed (so the error can be answered); the
+ * rest of *@out only on success. Returns 0 or -kEINVAL with *why set.
  */
 [[nodiscard]] int parse_srp_cmd(ktl::Bytes iu, u32 imm_data_offset, SrpCmd *out, const char **why);
 
