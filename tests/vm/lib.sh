@@ -655,13 +655,14 @@ unload_all() {
 # killed: say whose part was done, put the blocked tasks into the kernel
 # log (scripts/vm shows their stacks) and fail.
 rdma_link_delete() {
-	local dev=$1 secs=$((${2:-60} * SRPT_VM_SLOWDOWN)) pid deadline rc=0
+	local dev=$1 secs=$((${2:-60} * SRPT_VM_SLOWDOWN)) mark pid deadline rc=0
+	mark=$(dmesg_mark)
 	rdma link delete "$dev" &
 	pid=$!
 	deadline=$((SECONDS + secs))
 	while kill -0 "$pid" 2>/dev/null; do
 		if [ "$SECONDS" -ge "$deadline" ]; then
-			if klog_has "ib_srpt: $dev: removed\$"; then
+			if [ "$(dmesg_count_since "$mark" "ib_srpt: $dev: removed\$")" -gt 0 ]; then
 				log "ib_srpt let $dev go (\"$dev: removed\"); the RDMA core waits for another client or reference"
 			else
 				log "ib_srpt has not let $dev go (no \"$dev: removed\")"
