@@ -1153,22 +1153,32 @@ TEST_F(Datapath, AnIuRacingTheLastContextGivenBackIsNeverLeftWaiting)
 		}
 	});
 
+	/* No ASSERT in the loop: returning would leave LIO's thread joinable. */
+	const auto failed = [&](std::uint64_t r, const char *what) {
+		ADD_FAILURE() << "round " << r << ": " << what;
+		stop.store(true);
+	};
 	for (std::uint64_t r = 0; r < kRounds; r++) {
 		const std::uint64_t tag = 5 + r;
 
 		lio_respond(c, 0, true);
-		ASSERT_TRUE(fake::complete_send(c, true));
+		if (!fake::complete_send(c, true)) {
+			failed(r, "no response to complete");
+			break;
+		}
 		const int zw = ch_->zero_write_calls;
 		step.fetch_add(1);
 		send_iu(*ch_, read_cmd(tag));
 		wait_until(step, 2 * r + 2, stop);
 		if (ch_->zero_write_calls != zw) {
 			kicked++;
-			ASSERT_TRUE(fake::complete_zero_write(*ch_, true));
+			if (!fake::complete_zero_write(*ch_, true)) {
+				failed(r, "no zero-length write to complete");
+				break;
+			}
 		}
 		if (core(*ch_)->io().in_flight() != 4u || c->info.tag != tag) {
-			ADD_FAILURE() << "round " << r << ": the IU waits beside a free send context";
-			stop.store(true);
+			failed(r, "the IU waits beside a free send context");
 			break;
 		}
 		fake::take_trace();
