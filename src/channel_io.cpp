@@ -102,6 +102,21 @@ u32 ChannelIo::in_flight() const
 	return taken_.load(ktl::MemoryOrder::relaxed) - back;
 }
 
+u32 ChannelIo::fold_stats(Counters &total) const
+{
+	/*
+	 * Given back before the counters and taken after them: a command
+	 * whose arrival is counted and whose data is not (or the reverse)
+	 * was taken before the last load and not given back before the
+	 * first, so it is in the depth whatever runs meanwhile.
+	 */
+	const u32 back = given_back_.load(ktl::MemoryOrder::acquire);
+
+	stats_.fold_into(total);
+	ktl::atomic_thread_fence(ktl::MemoryOrder::acquire);
+	return taken_.load(ktl::MemoryOrder::relaxed) - back;
+}
+
 /* Completion context only: the one consumer of the returned stack. */
 Cmd *ChannelIo::get_cmd()
 {

@@ -222,9 +222,8 @@ u64 sum_channels(List &nexuses, Match match, Counters &total, u64 *credits, u64 
 
 	for_each_channel(nexuses, match, [&](Nexus &, Channel *ch) {
 		n++;
-		ch->io().stats().fold_into(total);
+		*depth += ch->io().fold_stats(total);
 		*credits += static_cast<u64>(ktl::max(ch->io().credits().req_lim(), 0));
-		*depth += ch->io().in_flight();
 	});
 	return n;
 }

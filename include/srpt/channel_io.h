@@ -73,6 +73,11 @@ public:
 	Counters &stats() { return stats_; }
 	/* Commands received and not yet released. */
 	u32 in_flight() const;
+	/*
+	 * Adds the counters to @total; returns the commands in flight at
+	 * any moment of that, so that one counted in part is among them.
+	 */
+	u32 fold_stats(Counters &total) const;
 
 private:
 	Cmd *get_cmd();

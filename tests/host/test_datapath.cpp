@@ -1093,6 +1093,26 @@ TEST_F(Datapath, ContextsGivenBackFromAnyContextAreTakenByTheNextIus)
 	EXPECT_EQ(0u, core(*ch_)->io().in_flight());
 }
 
+TEST_F(Datapath, ACommandCountedInPartIsInTheSampledDepth)
+{
+	live(4);
+	srpt_os_cmd *c = send_cmd(*ch_, read_cmd(1));
+	lio_respond(c, 0, true);
+
+	/* Counted as a read when it arrived; its bytes when the response went. */
+	srpt::Counters sample;
+	EXPECT_EQ(1u, core(*ch_)->io().fold_stats(sample));
+	EXPECT_EQ(1u, sample.get(srpt::Stat::kReads));
+	EXPECT_EQ(0u, sample.get(srpt::Stat::kBytesRead));
+
+	ASSERT_TRUE(fake::complete_send(c, true));
+	srpt_core_release_cmd(c->core);
+	srpt::Counters after;
+	EXPECT_EQ(0u, core(*ch_)->io().fold_stats(after));
+	EXPECT_EQ(1u, after.get(srpt::Stat::kReads));
+	EXPECT_EQ(4096u, after.get(srpt::Stat::kBytesRead));
+}
+
 namespace {
 
 /* Busy for about @n loop turns: shifts one side of a race against the other. */
