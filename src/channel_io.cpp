@@ -94,14 +94,6 @@ void ChannelIo::destroy()
 	}
 }
 
-u32 ChannelIo::in_flight() const
-{
-	/* Given back first: never more than were taken, whatever runs meanwhile. */
-	const u32 back = given_back_.load(ktl::MemoryOrder::acquire);
-
-	return taken_.load(ktl::MemoryOrder::relaxed) - back;
-}
-
 u32 ChannelIo::fold_stats(Counters &total) const
 {
 	/*

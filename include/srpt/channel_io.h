@@ -71,11 +71,10 @@ public:
 	Credits &credits() { return credits_; }
 	SendQueue &sendq() { return sendq_; }
 	Counters &stats() { return stats_; }
-	/* Commands received and not yet released. */
-	u32 in_flight() const;
 	/*
-	 * Adds the counters to @total; returns the commands in flight at
-	 * any moment of that, so that one counted in part is among them.
+	 * Adds the counters to @total; returns the commands received and
+	 * not yet released at any moment of that, so that one counted in
+	 * part is among them.
 	 */
 	u32 fold_stats(Counters &total) const;
 

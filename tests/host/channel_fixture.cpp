@@ -111,6 +111,13 @@ srpt::Channel *ChannelTest::core(srpt_os_channel &ch)
 	return srpt::from_handle<srpt::Channel>(ch.core);
 }
 
+std::uint32_t ChannelTest::in_flight(srpt_os_channel &ch)
+{
+	srpt::Counters unused;
+
+	return core(ch)->io().fold_stats(unused);
+}
+
 srpt::ChState ChannelTest::state(srpt_os_channel &ch)
 {
 	return core(ch)->state();

@@ -63,6 +63,8 @@ protected:
 
 	static srpt::Channel *core(srpt_os_channel &ch);
 	static srpt::ChState state(srpt_os_channel &ch);
+	/* Commands received on @ch and not yet released, as a statistics read finds them. */
+	static std::uint32_t in_flight(srpt_os_channel &ch);
 	/* The initiator's DREQ: the channel drains and is released. */
 	void logout(srpt_os_channel &ch);
 

@@ -1048,7 +1048,7 @@ TEST_F(Datapath, ContextsGivenBackFromAnyContextAreTakenByTheNextIus)
 	std::vector<srpt_os_cmd *> held;
 	for (std::uint64_t t = 1; t <= 4; t++)
 		held.push_back(send_cmd(*ch_, read_cmd(t)));
-	EXPECT_EQ(4u, core(*ch_)->io().in_flight());
+	EXPECT_EQ(4u, in_flight(*ch_));
 
 	/*
 	 * LIO gives two contexts back (onto the lock-free stack, as from
@@ -1060,13 +1060,13 @@ TEST_F(Datapath, ContextsGivenBackFromAnyContextAreTakenByTheNextIus)
 		ASSERT_TRUE(fake::complete_send(held[i], true));
 		srpt_core_release_cmd(held[i]->core);
 	}
-	EXPECT_EQ(2u, core(*ch_)->io().in_flight());
+	EXPECT_EQ(2u, in_flight(*ch_));
 	fake::take_trace();
 	const int zw = ch_->zero_write_calls;
 	EXPECT_EQ(held[1], send_cmd(*ch_, read_cmd(5))) << "the last given back, first";
 	EXPECT_EQ(held[0], send_cmd(*ch_, read_cmd(6)));
 	EXPECT_EQ(zw, ch_->zero_write_calls) << "no kick: nothing waited";
-	EXPECT_EQ(4u, core(*ch_)->io().in_flight());
+	EXPECT_EQ(4u, in_flight(*ch_));
 
 	/* None left: the next IU waits, and the next context given back wakes it. */
 	srpt_os_recv *r = send_iu(*ch_, read_cmd(7));
@@ -1090,7 +1090,7 @@ TEST_F(Datapath, ContextsGivenBackFromAnyContextAreTakenByTheNextIus)
 		lio_respond(c, 0, true);
 		lio_finish(c);
 	}
-	EXPECT_EQ(0u, core(*ch_)->io().in_flight());
+	EXPECT_EQ(0u, in_flight(*ch_));
 }
 
 TEST_F(Datapath, ACommandCountedInPartIsInTheSampledDepth)
@@ -1197,7 +1197,7 @@ TEST_F(Datapath, AnIuRacingTheLastContextGivenBackIsNeverLeftWaiting)
 				break;
 			}
 		}
-		if (core(*ch_)->io().in_flight() != 4u || c->info.tag != tag) {
+		if (in_flight(*ch_) != 4u || c->info.tag != tag) {
 			failed(r, "the IU waits beside a free send context");
 			break;
 		}
@@ -1212,7 +1212,7 @@ TEST_F(Datapath, AnIuRacingTheLastContextGivenBackIsNeverLeftWaiting)
 		lio_respond(h, 0, true);
 		lio_finish(h);
 	}
-	EXPECT_EQ(0u, core(*ch_)->io().in_flight());
+	EXPECT_EQ(0u, in_flight(*ch_));
 }
 
 TEST_F(Datapath, AWaitingIuIsHandledOnTheNextSendCompletion)
