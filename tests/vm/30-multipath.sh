@@ -245,7 +245,11 @@ expect_fio --name=after --filename="/dev/mapper/$map" --direct=1 --ioengine=liba
 # ---------------------------------------------------------------------------
 # Cleanup.
 # ---------------------------------------------------------------------------
-expect_ok multipath -F
+# fio's close of the map has udev probe it (udev watches dm devices); a
+# flush during that probe finds the map in use and fails. Flush once udev
+# has settled, and again should the probe have begun after that.
+flush_maps() { udevadm settle --timeout=10 && multipath -F; }
+wait_for 15 "multipath -F flushed $map" flush_maps
 wait_for 15 "/dev/mapper/$map is gone" sh -c "! test -e /dev/mapper/$map"
 # SIGTERM, not `multipathd shutdown`: that client may see the daemon go
 # before it answers ("error -5 receiving packet") and fail.
