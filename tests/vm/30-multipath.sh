@@ -247,8 +247,12 @@ expect_fio --name=after --filename="/dev/mapper/$map" --direct=1 --ioengine=liba
 # ---------------------------------------------------------------------------
 # fio's close of the map has udev probe it (udev watches dm devices); a
 # flush during that probe finds the map in use and fails. Flush once udev
-# has settled, and again should the probe have begun after that.
-flush_maps() { udevadm settle --timeout=10 && multipath -F; }
+# has settled, and again should the probe have begun after that. Should
+# it never succeed, multipathd's log (shown on failure) says why.
+flush_maps() {
+	udevadm settle --timeout=$((10 * SRPT_VM_SLOWDOWN)) &&
+		timeout "$SRPT_CMD_TIMEOUT" multipath -F
+}
 wait_for 15 "multipath -F flushed $map" flush_maps
 wait_for 15 "/dev/mapper/$map is gone" sh -c "! test -e /dev/mapper/$map"
 # SIGTERM, not `multipathd shutdown`: that client may see the daemon go
