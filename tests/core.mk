@@ -33,14 +33,24 @@ $(O)/core/%.o: $(ROOT)/src/%.cpp $(MAKEFILE_LIST)
 	@echo "  CXX     core/$*.o"
 	$(Q)$(CXX) $(CORE_CXXFLAGS) -MMD -MP -c -o $@ $<
 
-$(O)/srpt-core.o: $(CORE_OBJS) $(ROOT)/src/objects.kbuild
-	@echo "  LD -r   srpt-core.o ($(words $(CORE_OBJS)) core objects)"
-	$(Q)ld -r -o $@.raw $(CORE_OBJS)
+# Renames the core's operator new/delete in $@.raw into $@ (see above).
+define srpt_host_allocator
 	$(Q)nm $@.raw | awk '{ print $$NF }' | \
 		grep -E '^(_Z(nw|na|dl|da)[a-zA-Z0-9_]*|__cxa_pure_virtual)$$' | sort -u | \
 		awk '{ print $$1, "srpt_host" $$1 }' >$@.map
 	$(Q)objcopy --redefine-syms=$@.map $@.raw $@
 	$(Q)rm -f $@.raw
+endef
+
+$(O)/srpt-core.o: $(CORE_OBJS) $(ROOT)/src/objects.kbuild
+	@echo "  LD -r   srpt-core.o ($(words $(CORE_OBJS)) core objects)"
+	$(Q)ld -r -o $@.raw $(CORE_OBJS)
+	$(srpt_host_allocator)
+
+# The same from the core compiled as one unit (the cost harness's).
+$(O)/srpt-core-unit.o: $(O)/core-unit/core_unit.o
+	$(Q)cp $< $@.raw
+	$(srpt_host_allocator)
 
 # Every srpt_os_* function the ABI declares must be defined by the fake
 # (not only those the core calls today): the message names the missing ones.
