@@ -164,8 +164,8 @@ int srpt_os_cmd_bufs_prepare(struct srpt_os_cmd *cmd, u32 count,
 	cmd->sg = NULL;
 	cmd->sg_cnt = 0;
 	if (count == 1) {
+		/* buf_add() sets what a buffer needs before its first use. */
 		cmd->bufs = &cmd->s_buf;
-		memset(cmd->bufs, 0, sizeof(*cmd->bufs));
 	} else {
 		cmd->bufs = kcalloc(count, sizeof(*cmd->bufs), GFP_KERNEL);
 		if (!cmd->bufs)
@@ -175,15 +175,20 @@ int srpt_os_cmd_bufs_prepare(struct srpt_os_cmd *cmd, u32 count,
 	return 0;
 }
 
-/* The context's own page as the whole of @buf, @len bytes of it. */
+/*
+ * The context's own page as the whole of @buf, @len bytes of it. Its
+ * one-entry table is set up with the page; only its length changes.
+ */
 static int srpt_own_page(struct srpt_os_cmd *cmd, struct srpt_buf *buf, u32 len)
 {
-	if (!cmd->page)
+	if (!cmd->page) {
 		cmd->page = alloc_page(GFP_KERNEL);
-	if (!cmd->page)
-		return -ENOMEM;
-	sg_init_table(&cmd->page_sg, 1);
-	sg_set_page(&cmd->page_sg, cmd->page, len, 0);
+		if (!cmd->page)
+			return -ENOMEM;
+		sg_init_table(&cmd->page_sg, 1);
+		sg_set_page(&cmd->page_sg, cmd->page, PAGE_SIZE, 0);
+	}
+	cmd->page_sg.length = len;
 	buf->sg = &cmd->page_sg;
 	buf->nents = 1;
 	return 0;
@@ -207,6 +212,8 @@ int srpt_os_cmd_buf_add(struct srpt_os_cmd *cmd, u64 va, u32 rkey, u32 len)
 		return ret;
 	buf->va = va;
 	buf->rkey = rkey;
+	buf->mapped = false;
+	buf->posted = false;
 	/* LIO sees one scatterlist: chain this buffer's behind the last. */
 	if (cmd->n_bufs) {
 		prev = &cmd->bufs[cmd->n_bufs - 1];
@@ -290,7 +297,8 @@ void srpt_os_cmd_release_data(struct srpt_os_cmd *cmd)
 	unsigned int i;
 
 	for (i = 0; i < cmd->n_bufs; i++) {
-		srpt_os_cmd_rdma_unmap(cmd, i);
+		if (cmd->bufs[i].mapped)
+			srpt_os_cmd_rdma_unmap(cmd, i);
 		if (cmd->bufs[i].sg != &cmd->page_sg)
 			target_free_sgl(cmd->bufs[i].sg, cmd->bufs[i].nents);
 	}
