@@ -24,9 +24,10 @@ warmup=${SRPT_BENCH_WARMUP:-5}
 target_order=${SRPT_BENCH_ORDER:-in-tree ours nvmet}
 channels=${SRPT_BENCH_CHANNELS:-1 4}
 # 250 us of CPU per sample (4000 a second on a busy CPU); 100 us for
-# the 1 MiB jobs, which do 30 times fewer I/Os.
-period_ns=250000
-period_1m_ns=100000
+# the 1 MiB jobs, which do 30 times fewer I/Os. SRPT_BENCH_PERIOD_NS
+# sets both (scripts/bench --icount: 50 us).
+period_ns=${SRPT_BENCH_PERIOD_NS:-250000}
+period_1m_ns=${SRPT_BENCH_PERIOD_NS:-100000}
 out=$SRPT_OUT/bench.txt
 : >"$out"
 
