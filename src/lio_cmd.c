@@ -176,19 +176,20 @@ int srpt_os_cmd_bufs_prepare(struct srpt_os_cmd *cmd, u32 count,
 }
 
 /*
- * The context's own page as the whole of @buf, @len bytes of it. Its
- * one-entry table is set up with the page; only its length changes.
+ * The context's own page as the whole of @buf, @len bytes of it. Its one
+ * entry is rebuilt per command, inline (sg_init_table() is a call), and
+ * whole: a mapping may leave DMA flags in it (SG_DMA_SWIOTLB) that must
+ * not reach the next one.
  */
 static int srpt_own_page(struct srpt_os_cmd *cmd, struct srpt_buf *buf, u32 len)
 {
-	if (!cmd->page) {
+	if (!cmd->page)
 		cmd->page = alloc_page(GFP_KERNEL);
-		if (!cmd->page)
-			return -ENOMEM;
-		sg_init_table(&cmd->page_sg, 1);
-		sg_set_page(&cmd->page_sg, cmd->page, PAGE_SIZE, 0);
-	}
-	cmd->page_sg.length = len;
+	if (!cmd->page)
+		return -ENOMEM;
+	memset(&cmd->page_sg, 0, sizeof(cmd->page_sg));
+	sg_set_page(&cmd->page_sg, cmd->page, len, 0);
+	sg_mark_end(&cmd->page_sg);
 	buf->sg = &cmd->page_sg;
 	buf->nents = 1;
 	return 0;
