@@ -26,11 +26,8 @@ channels=${SRPT_BENCH_CHANNELS:-1 4}
 # 250 us of CPU per sample (4000 a second on a busy CPU); 100 us for
 # the 1 MiB jobs, which do 30 times fewer I/Os. SRPT_BENCH_PERIOD_NS
 # sets both. Under --icount the guest runs the same instructions at the
-# same virtual times, so a period that is a simple fraction or multiple
-# of an I/O's cycle (about 100 us at 10000 IOPS on one CPU) samples the
-# same few points of it every time: 50 us put the QD1 module cost at
-# half the QD32 one. scripts/bench --icount takes 9973 ns, a prime about
-# a tenth of a cycle, whose phase drifts through every cycle.
+# same virtual times, and the module figures move with the period (the
+# README's Benchmarks has the same module at 250, 50 and 10 us).
 period_ns=${SRPT_BENCH_PERIOD_NS:-250000}
 period_1m_ns=${SRPT_BENCH_PERIOD_NS:-100000}
 out=$SRPT_OUT/bench.txt
