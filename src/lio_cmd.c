@@ -275,14 +275,11 @@ int srpt_os_cmd_rdma_map(struct srpt_os_cmd *cmd, u32 b, u32 off, u32 len)
 	return ret;
 }
 
-void srpt_os_cmd_rdma_unmap(struct srpt_os_cmd *cmd, u32 b)
+/* Undoes srpt_os_cmd_rdma_map() for @buf, if it is mapped. */
+static void srpt_buf_unmap(struct srpt_os_cmd *cmd, struct srpt_buf *buf)
 {
 	struct srpt_os_channel *ch = cmd->ch;
-	struct srpt_buf *buf;
 
-	if (WARN_ON_ONCE(b >= cmd->n_bufs))
-		return;
-	buf = &cmd->bufs[b];
 	if (!buf->mapped)
 		return;
 	rdma_rw_ctx_destroy(&buf->rw, ch->qp, ch->port_num, buf->map_sg,
@@ -293,13 +290,19 @@ void srpt_os_cmd_rdma_unmap(struct srpt_os_cmd *cmd, u32 b)
 	buf->posted = false;
 }
 
+void srpt_os_cmd_rdma_unmap(struct srpt_os_cmd *cmd, u32 b)
+{
+	if (WARN_ON_ONCE(b >= cmd->n_bufs))
+		return;
+	srpt_buf_unmap(cmd, &cmd->bufs[b]);
+}
+
 void srpt_os_cmd_release_data(struct srpt_os_cmd *cmd)
 {
 	unsigned int i;
 
 	for (i = 0; i < cmd->n_bufs; i++) {
-		if (cmd->bufs[i].mapped)
-			srpt_os_cmd_rdma_unmap(cmd, i);
+		srpt_buf_unmap(cmd, &cmd->bufs[i]);
 		if (cmd->bufs[i].sg != &cmd->page_sg)
 			target_free_sgl(cmd->bufs[i].sg, cmd->bufs[i].nents);
 	}
