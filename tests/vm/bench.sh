@@ -8,9 +8,12 @@
 # to whichever target ran first), then again under perf's software
 # cpu-clock event system-wide: the samples in each module, times the
 # sampling period, divided by the I/Os fio did, are the guest CPU each
-# module spends per I/O. Plus ib_read_bw and ib_write_bw as the
+# module spends per I/O. With SRPT_BENCH_INSNS (scripts/bench --icount)
+# the measured run is counted instead, instruction by instruction, by
+# QEMU's plugin tests/bench/insn-count.c (one instruction is one ns of
+# guest time there). Plus ib_read_bw and ib_write_bw as the
 # transport's ceiling. Results go to $SRPT_OUT/bench.txt, each job's
-# per-symbol profile to $SRPT_OUT/<target>-ch<N>-<job>.perf.
+# per-symbol profile to $SRPT_OUT/<target>-ch<N>-<job>.{perf,insns}.
 # A benchmark, not a test: nothing here has a threshold.
 # vm-timeout: 5400
 # vm-mem: 4096
@@ -32,6 +35,28 @@ period_ns=${SRPT_BENCH_PERIOD_NS:-250000}
 period_1m_ns=${SRPT_BENCH_PERIOD_NS:-100000}
 out=$SRPT_OUT/bench.txt
 : >"$out"
+
+# scripts/bench --icount: QEMU's instruction counter
+# (tests/bench/insn-count.c) and its marker, both in SRPT_OUT. Trusted
+# only once it counts a known loop exactly, which it checks here, before
+# anything else runs: it counts every process's user instructions.
+insn_mark=
+insn_counts=$SRPT_OUT/insn-count.txt
+if [ -n "${SRPT_BENCH_INSNS:-}" ]; then
+	insn_mark=$SRPT_OUT/insn-mark
+	rm -f "$insn_counts"
+	"$insn_mark" 5000000 || fail "insn-mark failed"
+	n=$(awk '$1 == "user" { print $2 }' "$insn_counts" 2>/dev/null)
+	[ "$n" = 10000002 ] ||
+		fail "the instruction counter counted ${n:-nothing}, not 10000002 user instructions, in a known loop"
+	pass "instruction counter: a known loop of 10000002 instructions counted exactly"
+fi
+
+# Huge pages for fio's buffers (fio_opts), set aside while memory is
+# still unfragmented.
+echo 32 >/proc/sys/vm/nr_hugepages
+[ "$(awk '$1 == "HugePages_Total:" { print $2 }' /proc/meminfo)" = 32 ] ||
+	fail "could not set aside 32 huge pages for fio"
 
 tcli_start
 setup_rxe rxe0 10.200.0.1/24
@@ -62,83 +87,148 @@ jobs=(
 declare -A module=([in-tree]=ib_srpt [ours]=ib_srpt [nvmet]=nvmet_rdma)
 declare -A core=([in-tree]=target_core_mod [ours]=target_core_mod [nvmet]=nvmet)
 
-fio_job() { # DISK NAME RW BS QD SECONDS [fio options...]
-	local disk=$1 name=$2 rw=$3 bs=$4 qd=$5 secs=$6
-	shift 6
-	fio --name="$name" --filename="/dev/$disk" --direct=1 --ioengine=libaio \
-		--rw="$rw" --bs="$bs" --iodepth="$qd" --size=512m --time_based \
-		--runtime="$secs" "$@" >/dev/null
+# fio_opts DISK NAME RW BS QD SECONDS: a job's options, in fio_args.
+# Its buffers are huge pages, so that a 1 MiB I/O reaches the initiator
+# physically contiguous and is split by max_sectors alike for every
+# target. From 4 KiB pages it was split by its segment count (ib_srp
+# allows 12), which follows how fragmented the guest's memory had become:
+# 2 commands per 1 MiB read for the target measured first, 4.4 for the
+# next.
+fio_opts() {
+	fio_args=(--name="$2" --filename="/dev/$1" --direct=1 --ioengine=libaio
+		--iomem=shmhuge --rw="$3" --bs="$4" --iodepth="$5" --size=512m
+		--time_based --runtime="$6")
 }
 
-# run_jobs LABEL CH DISK: every job, warmed up, then measured under perf.
+# Requests the disk completed: the commands the target received. An NVMe
+# multipath head (nvmeXnY) counts none: its paths (nvmeXcZnY) do.
+disk_requests() {
+	local stats=("/sys/block/$1/stat")
+
+	if [[ $1 =~ ^nvme([0-9]+)n([0-9]+)$ ]] &&
+		compgen -G "/sys/block/nvme${BASH_REMATCH[1]}c*n${BASH_REMATCH[2]}" >/dev/null; then
+		stats=(/sys/block/nvme"${BASH_REMATCH[1]}"c*n"${BASH_REMATCH[2]}"/stat)
+	fi
+	awk '{ n += $1 + $5 } END { print n }' "${stats[@]}"
+}
+
+# measure_perf BASE PERIOD FIO-ARGS...: fio under perf, the samples per
+# symbol in BASE.perf. perf names every kernel sample's object
+# [kernel.kallsyms], modules' too: each symbol's module comes from
+# /proc/kallsyms (so do addresses perf could not resolve).
+measure_perf() {
+	local base=$1 period=$2
+	shift 2
+	timeout $((runtime + 120)) perf record -q -a -e cpu-clock -c "$period" -o /tmp/perf.data -- \
+		fio "$@" >/dev/null 2>"$base.perf-record.err" || {
+		cat "$base.perf-record.err"
+		return 1
+	}
+	perf report -q -i /tmp/perf.data --stdio --no-children \
+		--sort dso,sym -F sample,dso,sym >"$base.perf" 2>/dev/null || return 1
+	rm -f /tmp/perf.data
+}
+
+# measure_insns BASE FIO-ARGS...: fio between two markers of the
+# instruction counter; BASE.insns gets the instructions executed in
+# between, per kernel address where a translation block starts.
+measure_insns() {
+	local base=$1
+	shift
+	"$insn_mark" || return 1
+	timeout $((runtime + 120)) fio "$@" >/dev/null || return 1
+	"$insn_mark" || return 1
+	cp "$insn_counts" "$base.insns"
+}
+
+# run_jobs LABEL CH DISK: every job, warmed up, then measured.
 run_jobs() {
-	local label=$1 ch=$2 disk=$3 j name rw bs qd base
+	local label=$1 ch=$2 disk=$3 j name rw bs qd base period kind requests
 	# Fill the disk so that reads read data.
 	expect_ok fio --name=fill --filename="/dev/$disk" --direct=1 --ioengine=libaio \
-		--rw=write --bs=1m --iodepth=8 --size=512m
+		--iomem=shmhuge --rw=write --bs=1m --iodepth=8 --size=512m
+	# Every text symbol, the kernel's too: under the counter a block's
+	# owner is the symbol at or before its address.
+	awk '$2 ~ /^[tT]$/' /proc/kallsyms >/tmp/kallsyms
 	for j in "${jobs[@]}"; do
 		read -r name rw bs qd <<<"$j"
 		base=$SRPT_OUT/$label-ch$ch-$name
 		period=$period_ns
 		[ "$bs" != 1m ] || period=$period_1m_ns
 		log "$label, $ch channel(s): $name (${warmup}s warm-up, ${runtime}s measured)"
-		fio_job "$disk" "$name" "$rw" "$bs" "$qd" "$warmup" || fail "$label $name: warm-up fio failed"
-		timeout $((runtime + 120)) perf record -q -a -e cpu-clock -c "$period" -o /tmp/perf.data -- \
-			fio --name="$name" --filename="/dev/$disk" --direct=1 --ioengine=libaio \
-			--rw="$rw" --bs="$bs" --iodepth="$qd" --size=512m --time_based \
-			--runtime="$runtime" --output-format=json --output="$base.json" \
-			>/dev/null 2>"$base.perf-record.err" || {
-			cat "$base.perf-record.err"
-			fail "$label $name: fio under perf failed"
-		}
-		# Samples per symbol. perf names every kernel sample's object
-		# [kernel.kallsyms], modules' too: each symbol's module comes from
-		# /proc/kallsyms below (so do addresses perf could not resolve).
-		perf report -q -i /tmp/perf.data --stdio --no-children \
-			--sort dso,sym -F sample,dso,sym >"$base.perf" 2>/dev/null ||
-			fail "$label $name: perf report failed"
-		rm -f /tmp/perf.data
-		grep -E "\[(${module[$label]}|${core[$label]})\]\$" /proc/kallsyms >"$base.kallsyms" || true
-		python3 - "$base.json" "$base.perf" "$base.kallsyms" "$label" "$ch" "$name" "$period" \
-			"${module[$label]}" "${core[$label]}" >>"$out" <<'PY' || fail "$label $name: no result"
+		fio_opts "$disk" "$name" "$rw" "$bs" "$qd" "$warmup"
+		fio "${fio_args[@]}" >/dev/null || fail "$label $name: warm-up fio failed"
+		fio_opts "$disk" "$name" "$rw" "$bs" "$qd" "$runtime"
+		set -- "${fio_args[@]}" --output-format=json --output="$base.json"
+		requests=$(disk_requests "$disk")
+		if [ -n "$insn_mark" ]; then
+			kind=insns
+			measure_insns "$base" "$@" || fail "$label $name: fio between counter marks failed"
+		else
+			kind=perf
+			measure_perf "$base" "$period" "$@" || fail "$label $name: fio under perf failed"
+		fi
+		requests=$(($(disk_requests "$disk") - requests))
+		python3 - "$kind" "$base.json" "$base.$kind" /tmp/kallsyms "$label" "$ch" "$name" "$period" \
+			"${module[$label]}" "${core[$label]}" "$requests" >>"$out" <<'PY' || fail "$label $name: no result"
 import bisect, json, re, sys
-fio, prof, kallsyms, label, ch, name, period, mod, core = sys.argv[1:]
-# address, symbol, module ("[ib_srpt]")
-syms = sorted((int(f[0], 16), f[2], f[3]) for f in (l.split() for l in open(kallsyms)) if f[1] in "tT")
+kind, fio, prof, kallsyms, label, ch, name, period, mod, core, requests = sys.argv[1:]
+# address, symbol, owner ("[ib_srpt]", "[kernel]")
+syms = sorted((int(f[0], 16), f[2], f[3] if len(f) > 3 else "[kernel]")
+              for f in (l.split() for l in open(kallsyms)))
 addrs = [s[0] for s in syms]
-owner = {s[1]: s[2] for s in syms}
-mod_syms = {}
+owner = {s[1]: s[2] for s in syms if s[2] in (f"[{mod}]", f"[{core}]")}
 j = json.load(open(fio))["jobs"][0]
 d = j["read"] if j["read"]["io_bytes"] else j["write"]
 ios = d["total_ios"]
-samples = {"mod": 0, "core": 0, "busy": 0}
-for line in open(prof):
-    m = re.match(r"\s*(\d+)\s+(\S+)\s+\[(.)\]\s+(\S+)", line)
-    if not m:
-        continue
-    n, dso, sym = int(m[1]), m[2], m[4]
-    if sym.startswith("0x") and addrs:
-        i = bisect.bisect_right(addrs, int(sym, 16)) - 1
-        if i >= 0:
-            sym = syms[i][1]
-    where = owner.get(sym, dso)
-    if where == f"[{mod}]":
-        samples["mod"] += n
-        mod_syms[sym] = mod_syms.get(sym, 0) + n
-    if where == f"[{core}]":
-        samples["core"] += n
-    # A CPU waiting in the idle loop is not spent on I/O.
-    if not re.search(r"idle|safe_halt|poll", sym):
-        samples["busy"] += n
 if not ios:
     sys.exit("no I/O")
-us = {k: v * int(period) / 1000 / ios for k, v in samples.items()}
+
+def symbol_at(addr):
+    i = bisect.bisect_right(addrs, addr) - 1
+    return syms[i] if i >= 0 else (0, hex(addr), "[kernel]")
+
+# ns of guest CPU per (owner, symbol): perf samples times the period, or
+# instructions counted under -icount shift=0 (one per ns).
+ns = {}
+if kind == "perf":
+    for line in open(prof):
+        m = re.match(r"\s*(\d+)\s+(\S+)\s+\[(.)\]\s+(\S+)", line)
+        if not m:
+            continue
+        n, dso, sym = int(m[1]) * int(period), m[2], m[4]
+        if sym.startswith("0x") and addrs:
+            sym = symbol_at(int(sym, 16))[1]
+        key = (owner.get(sym, dso), sym)
+        ns[key] = ns.get(key, 0) + n
+else:
+    for line in open(prof):
+        f = line.split()
+        if f[0] == "user":
+            ns[("[user]", "user")] = int(f[1])
+        elif f[0] == "unhashed":
+            ns[("[kernel]", "unhashed")] = int(f[1])
+        elif f[0] != "total":
+            _, sym, where = symbol_at(int(f[0], 16))
+            ns[(where, sym)] = ns.get((where, sym), 0) + int(f[1])
+total = {"mod": 0, "core": 0, "busy": 0}
+mod_syms = {}
+for (where, sym), n in ns.items():
+    if where == f"[{mod}]":
+        total["mod"] += n
+        mod_syms[sym] = n
+    if where == f"[{core}]":
+        total["core"] += n
+    # A CPU waiting in the idle loop is not spent on I/O.
+    if not re.search(r"idle|safe_halt|poll", sym):
+        total["busy"] += n
+us = {k: v / 1000 / ios for k, v in total.items()}
 # The module's own profile, costliest first: us per I/O of each symbol.
 with open(prof + ".module", "w") as f:
     for sym, n in sorted(mod_syms.items(), key=lambda kv: -kv[1]):
-        print(f"{n * int(period) / 1000 / ios:8.3f} {n:7d} {sym}", file=f)
+        print(f"{n / 1000 / ios:8.3f} {n:12d} {sym}", file=f)
 print(label, ch, name, f"{d['iops']:.0f}", f"{d['bw'] / 1024:.1f}", f"{d['clat_ns']['mean'] / 1000:.0f}",
-      ios, f"{us['mod']:.3f}", f"{us['core']:.3f}", f"{us['busy']:.3f}")
+      ios, f"{us['mod']:.3f}", f"{us['core']:.3f}", f"{us['busy']:.3f}", f"{int(requests) / ios:.2f}")
 PY
 		pass "$label ch=$ch $name: $(tail -n1 "$out" | cut -d' ' -f4-)"
 	done
