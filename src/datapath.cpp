@@ -650,7 +650,8 @@ void Cmd::send_done(bool ok)
 	const u32 held = sq_held_;
 
 	sq_held_ = 0;
-	unmap_round();
+	/* Its release unmaps the last round's buffers: no call across for that here. */
+	round_bufs_ = 0;
 	ch->io().sendq().release(held);
 	if (!ok && ch->state() <= ChState::kLive) {
 		srpt_os_log(SRPT_LOG_ERR | SRPT_LOG_RATELIMITED,
