@@ -41,6 +41,9 @@ struct srpt_os_cmd {
 	dma_addr_t rsp_dma;
 	u32 rsp_size;
 	struct ib_cqe send_cqe;
+	/* The response's send WR, built once: a post sets only its length. */
+	struct ib_sge rsp_sge;
+	struct ib_send_wr rsp_wr;
 	struct ib_cqe rdma_cqe;
 	enum dma_data_direction dir;
 	/* The data buffer: immediate data, or local buffers moved by RDMA. */
@@ -103,6 +106,13 @@ struct srpt_os_cmd *srpt_os_cmd_alloc(struct srpt_os_channel *ch,
 	cmd->core = core;
 	cmd->ch = ch;
 	cmd->send_cqe.done = srpt_send_done;
+	cmd->rsp_sge.addr = cmd->rsp_dma;
+	cmd->rsp_sge.lkey = ch->sdev->pd->local_dma_lkey;
+	cmd->rsp_wr.wr_cqe = &cmd->send_cqe;
+	cmd->rsp_wr.sg_list = &cmd->rsp_sge;
+	cmd->rsp_wr.num_sge = 1;
+	cmd->rsp_wr.opcode = IB_WR_SEND;
+	cmd->rsp_wr.send_flags = IB_SEND_SIGNALED;
 	cmd->rdma_cqe.done = srpt_rdma_done;
 	*rsp_buf = cmd->rsp_buf;
 	return cmd;
@@ -348,18 +358,6 @@ void srpt_os_cmd_execute(struct srpt_os_cmd *cmd)
 int srpt_os_cmd_post(struct srpt_os_cmd *cmd, u32 rsp_len)
 {
 	struct srpt_os_channel *ch = cmd->ch;
-	struct ib_sge sge = {
-		.addr = cmd->rsp_dma,
-		.length = rsp_len,
-		.lkey = ch->sdev->pd->local_dma_lkey,
-	};
-	struct ib_send_wr send_wr = {
-		.wr_cqe = &cmd->send_cqe,
-		.sg_list = &sge,
-		.num_sge = 1,
-		.opcode = IB_WR_SEND,
-		.send_flags = IB_SEND_SIGNALED,
-	};
 	struct ib_send_wr *first_wr = NULL;
 	/* Without a response the last transfer signals its completion. */
 	struct ib_cqe *cqe = rsp_len ? NULL : &cmd->rdma_cqe;
@@ -368,7 +366,8 @@ int srpt_os_cmd_post(struct srpt_os_cmd *cmd, u32 rsp_len)
 	if (rsp_len) {
 		ib_dma_sync_single_for_device(ch->sdev->ib, cmd->rsp_dma,
 					      rsp_len, DMA_TO_DEVICE);
-		first_wr = &send_wr;
+		cmd->rsp_sge.length = rsp_len;
+		first_wr = &cmd->rsp_wr;
 	}
 	/* Chained back to front: the data goes out ahead of the response. */
 	for (i = cmd->n_bufs - 1; i >= 0; i--) {

@@ -19,6 +19,9 @@ struct srpt_os_recv {
 	dma_addr_t dma;
 	u32 offset;		/* where the IU starts in buf */
 	u32 size;		/* bytes of IU the buffer takes */
+	/* Its receive WR, built once: every repost posts the same. */
+	struct ib_sge sge;
+	struct ib_recv_wr wr;
 };
 
 static void srpt_recv_done(struct ib_cq *cq, struct ib_wc *wc)
@@ -57,6 +60,12 @@ struct srpt_os_recv *srpt_os_recv_alloc(struct srpt_os_device *sdev,
 	r->sdev = sdev;
 	r->offset = align_offset;
 	r->size = size;
+	r->sge.addr = r->dma + align_offset;
+	r->sge.length = size;
+	r->sge.lkey = sdev->pd->local_dma_lkey;
+	r->wr.wr_cqe = &r->cqe;
+	r->wr.sg_list = &r->sge;
+	r->wr.num_sge = 1;
 	*iu = r->buf + align_offset;
 	return r;
 
@@ -83,22 +92,11 @@ void srpt_os_recv_free(struct srpt_os_recv *r)
 int srpt_os_recv_post(struct srpt_os_device *sdev, struct srpt_os_channel *ch,
 		      struct srpt_os_recv *r)
 {
-	struct ib_sge sge = {
-		.addr = r->dma + r->offset,
-		.length = r->size,
-		.lkey = sdev->pd->local_dma_lkey,
-	};
-	struct ib_recv_wr wr = {
-		.wr_cqe = &r->cqe,
-		.sg_list = &sge,
-		.num_sge = 1,
-	};
-
-	ib_dma_sync_single_for_device(sdev->ib, sge.addr, sge.length,
+	ib_dma_sync_single_for_device(sdev->ib, r->sge.addr, r->sge.length,
 				      DMA_FROM_DEVICE);
 	if (ch)
-		return ib_post_recv(ch->qp, &wr, NULL);
-	return ib_post_srq_recv(sdev->srq, &wr, NULL);
+		return ib_post_recv(ch->qp, &r->wr, NULL);
+	return ib_post_srq_recv(sdev->srq, &r->wr, NULL);
 }
 
 /* srpt_srq_event */
