@@ -506,7 +506,8 @@ void Cmd::rdma_done(bool ok)
 	const u32 held = sq_held_;
 
 	sq_held_ = 0;
-	unmap_round();
+	/* The shim unmapped the round's buffers as the post completed. */
+	round_bufs_ = 0;
 	switch (state()) {
 	case CmdState::kNeedData:
 		ch->io().sendq().release(held);
@@ -650,7 +651,7 @@ void Cmd::send_done(bool ok)
 	const u32 held = sq_held_;
 
 	sq_held_ = 0;
-	/* Its release unmaps the last round's buffers: no call across for that here. */
+	/* The shim unmapped the round's buffers as the post completed. */
 	round_bufs_ = 0;
 	ch->io().sendq().release(held);
 	if (!ok && ch->state() <= ChState::kLive) {
