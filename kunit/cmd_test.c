@@ -197,7 +197,8 @@ static void cmd_write_end_to_end(struct kunit *test)
 
 	/* The data is in: LIO executes. */
 	KUNIT_ASSERT_EQ(test, fake_channel_complete(ch, FAKE_WR_RDMA, true), 0);
-	TF_EXPECT_CALLS(test, ch, mark, FAKE_CMD_RDMA_MAP, FAKE_CMD_POST_RDMA, FAKE_CMD_EXECUTE);
+	TF_EXPECT_CALLS(test, ch, mark, FAKE_CMD_RDMA_MAP, FAKE_CMD_POST_RDMA, FAKE_CMD_RDMA_UNMAP,
+			FAKE_CMD_EXECUTE);
 	KUNIT_EXPECT_EQ(test, srpt_core_cmd_state(cmd->core), SRPT_PROBE_CMD_DATA_IN);
 	expect_credits(test, core, DEPTH - 1, 0, sq);
 
@@ -280,11 +281,10 @@ static void cmd_read_end_to_end(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, get_unaligned_be32(ch->sent + 24), 512U);
 	expect_credits(test, core, DEPTH, 0, sq - 3);
 
-	/* The completion unmapped the buffer (the shim does, as it completes). */
 	KUNIT_ASSERT_EQ(test, fake_channel_complete(ch, FAKE_WR_SEND, true), 0);
 	srpt_core_release_cmd(cmd->core);
 	TF_EXPECT_CALLS(test, ch, mark, FAKE_CMD_RDMA_MAP, FAKE_CMD_POST_RESPONSE,
-			FAKE_CMD_DONE, FAKE_CMD_RELEASE_DATA);
+			FAKE_CMD_RDMA_UNMAP, FAKE_CMD_DONE, FAKE_CMD_RELEASE_DATA);
 	expect_credits(test, core, DEPTH, 0, sq);
 }
 

@@ -147,13 +147,6 @@ unsigned int fake_lio_calls(struct srpt_os_channel *ch)
 
 /* ---- The send queue and its completions ---- */
 
-/* As the shim: a completed post's buffers are unmapped before the core hears of it. */
-static void unmap_posted(struct srpt_os_cmd *cmd)
-{
-	cmd->mapped &= ~cmd->posted;
-	cmd->posted = 0;
-}
-
 static void deliver(struct srpt_os_channel *ch, const struct fake_wr *wr, bool ok)
 {
 	switch (wr->kind) {
@@ -161,11 +154,9 @@ static void deliver(struct srpt_os_channel *ch, const struct fake_wr *wr, bool o
 		srpt_core_zero_write_done(ch->core, ok);
 		break;
 	case FAKE_WR_RDMA:
-		unmap_posted(wr->cmd);
 		srpt_core_rdma_done(wr->cmd->core, ok);
 		break;
 	case FAKE_WR_SEND:
-		unmap_posted(wr->cmd);
 		srpt_core_send_done(wr->cmd->core, ok);
 		break;
 	}

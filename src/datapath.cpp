@@ -506,8 +506,7 @@ void Cmd::rdma_done(bool ok)
 	const u32 held = sq_held_;
 
 	sq_held_ = 0;
-	/* The shim unmapped the round's buffers as the post completed. */
-	round_bufs_ = 0;
+	unmap_round();
 	switch (state()) {
 	case CmdState::kNeedData:
 		ch->io().sendq().release(held);
@@ -651,8 +650,7 @@ void Cmd::send_done(bool ok)
 	const u32 held = sq_held_;
 
 	sq_held_ = 0;
-	/* The shim unmapped the round's buffers as the post completed. */
-	round_bufs_ = 0;
+	unmap_round();
 	ch->io().sendq().release(held);
 	if (!ok && ch->state() <= ChState::kLive) {
 		srpt_os_log(SRPT_LOG_ERR | SRPT_LOG_RATELIMITED,

@@ -69,46 +69,11 @@ static struct srpt_os_cmd *to_cmd(struct se_cmd *se_cmd)
 	return container_of(se_cmd, struct srpt_os_cmd, se_cmd);
 }
 
-/* The RDMA direction is the reverse of the SCSI data direction. */
-static enum dma_data_direction srpt_rdma_dir(struct srpt_os_cmd *cmd)
-{
-	return cmd->dir == DMA_TO_DEVICE ? DMA_FROM_DEVICE : DMA_TO_DEVICE;
-}
-
-/* Undoes srpt_os_cmd_rdma_map() for @buf, if it is mapped. */
-static void srpt_buf_unmap(struct srpt_os_cmd *cmd, struct srpt_buf *buf)
-{
-	struct srpt_os_channel *ch = cmd->ch;
-
-	if (!buf->mapped)
-		return;
-	rdma_rw_ctx_destroy(&buf->rw, ch->qp, ch->port_num, buf->map_sg,
-			    buf->map_nents, srpt_rdma_dir(cmd));
-	if (buf->trimmed_len)
-		buf->map_sg[buf->map_nents - 1].length = buf->trimmed_len;
-	buf->mapped = false;
-	buf->posted = false;
-}
-
-/*
- * A post's last WR completed, so did every WR before it (RC completes in
- * order, flushes included): what the post carried is unmapped here.
- */
-static void srpt_unmap_posted(struct srpt_os_cmd *cmd)
-{
-	unsigned int i;
-
-	for (i = 0; i < cmd->n_bufs; i++)
-		if (cmd->bufs[i].posted)
-			srpt_buf_unmap(cmd, &cmd->bufs[i]);
-}
-
 static void srpt_send_done(struct ib_cq *cq, struct ib_wc *wc)
 {
 	struct srpt_os_cmd *cmd = container_of(wc->wr_cqe, struct srpt_os_cmd,
 					       send_cqe);
 
-	srpt_unmap_posted(cmd);
 	srpt_core_send_done(cmd->core, wc->status == IB_WC_SUCCESS);
 }
 
@@ -117,7 +82,6 @@ static void srpt_rdma_done(struct ib_cq *cq, struct ib_wc *wc)
 	struct srpt_os_cmd *cmd = container_of(wc->wr_cqe, struct srpt_os_cmd,
 					       rdma_cqe);
 
-	srpt_unmap_posted(cmd);
 	srpt_core_rdma_done(cmd->core, wc->status == IB_WC_SUCCESS);
 }
 
@@ -274,6 +238,12 @@ int srpt_os_cmd_buf_add(struct srpt_os_cmd *cmd, u64 va, u32 rkey, u32 len)
 	return 0;
 }
 
+/* The RDMA direction is the reverse of the SCSI data direction. */
+static enum dma_data_direction srpt_rdma_dir(struct srpt_os_cmd *cmd)
+{
+	return cmd->dir == DMA_TO_DEVICE ? DMA_FROM_DEVICE : DMA_TO_DEVICE;
+}
+
 int srpt_os_cmd_rdma_map(struct srpt_os_cmd *cmd, u32 b, u32 off, u32 len)
 {
 	struct srpt_os_channel *ch = cmd->ch;
@@ -313,6 +283,21 @@ int srpt_os_cmd_rdma_map(struct srpt_os_cmd *cmd, u32 b, u32 off, u32 len)
 	buf->mapped = true;
 	buf->posted = false;
 	return ret;
+}
+
+/* Undoes srpt_os_cmd_rdma_map() for @buf, if it is mapped. */
+static void srpt_buf_unmap(struct srpt_os_cmd *cmd, struct srpt_buf *buf)
+{
+	struct srpt_os_channel *ch = cmd->ch;
+
+	if (!buf->mapped)
+		return;
+	rdma_rw_ctx_destroy(&buf->rw, ch->qp, ch->port_num, buf->map_sg,
+			    buf->map_nents, srpt_rdma_dir(cmd));
+	if (buf->trimmed_len)
+		buf->map_sg[buf->map_nents - 1].length = buf->trimmed_len;
+	buf->mapped = false;
+	buf->posted = false;
 }
 
 void srpt_os_cmd_rdma_unmap(struct srpt_os_cmd *cmd, u32 b)

@@ -363,7 +363,7 @@ SRPT_NODISCARD int srpt_os_cmd_buf_add(struct srpt_os_cmd *cmd, srpt_u64 va, srp
  */
 SRPT_NODISCARD int srpt_os_cmd_rdma_map(struct srpt_os_cmd *cmd, srpt_u32 buf, srpt_u32 off,
 					srpt_u32 len);
-/* A mapping whose WRs were never posted (a posted one ends with its completion). */
+/* Once its WRs completed or were never posted. */
 void srpt_os_cmd_rdma_unmap(struct srpt_os_cmd *cmd, srpt_u32 buf);
 /* Unmaps and frees every buffer (or forgets the immediate data); idempotent. */
 void srpt_os_cmd_release_data(struct srpt_os_cmd *cmd);
@@ -396,9 +396,7 @@ void srpt_os_cmd_execute(struct srpt_os_cmd *cmd);
 /*
  * Posts in one chain the transfers of every buffer mapped since the last
  * post, in order, then the response of @rsp_len bytes unless 0. Completes
- * in srpt_core_send_done() with a response, else srpt_core_rdma_done(),
- * after the shim unmapped the buffers the post carried: its last WR
- * completing means that all of them did.
+ * in srpt_core_send_done() with a response, else srpt_core_rdma_done().
  */
 SRPT_NODISCARD int srpt_os_cmd_post(struct srpt_os_cmd *cmd, srpt_u32 rsp_len);
 /* target_put_sess_cmd(): drop the acknowledgement reference. */
@@ -441,7 +439,7 @@ void srpt_core_queue_tm_response(struct srpt_cmd *cmd, enum srpt_tmr_response r)
 void srpt_core_aborted_task(struct srpt_cmd *cmd);
 void srpt_core_release_cmd(struct srpt_cmd *cmd);
 int srpt_core_cmd_state(struct srpt_cmd *cmd);
-/* Completions: transfers without a response; a response. Their buffers are unmapped. */
+/* Completions: transfers without a response; a response. */
 void srpt_core_rdma_done(struct srpt_cmd *cmd, int ok);
 void srpt_core_send_done(struct srpt_cmd *cmd, int ok);
 

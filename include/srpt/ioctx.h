@@ -120,7 +120,6 @@ private:
 	void respond(ktl::u32 data_bytes);
 	/* The SRP_RSP into rsp_buf, carrying @delta credits; its length or 0. */
 	ktl::size_t build_rsp(ktl::u32 delta);
-	/* Unmaps the round's buffers, mapped but not posted. */
 	void unmap_round();
 	/* A command given to LIO that will have no response. */
 	[[gnu::cold, gnu::noinline]] void fail_response();

@@ -940,17 +940,6 @@ bool complete_zero_write(srpt_os_channel &ch, bool ok)
 	return true;
 }
 
-/* As the shim: a completed post's buffers are unmapped before the core hears of it. */
-static void unmap_posted_locked(srpt_os_cmd *cmd)
-{
-	for (srpt_os_cmd::Rdma &b : cmd->rdma) {
-		if (b.posted) {
-			b.mapped = false;
-			b.posted = false;
-		}
-	}
-}
-
 bool complete_send(srpt_os_cmd *cmd, bool ok)
 {
 	srpt_cmd *core;
@@ -964,7 +953,6 @@ bool complete_send(srpt_os_cmd *cmd, bool ok)
 		}
 		cmd->sends_pending--;
 		cmd->wrs_pending = 0;
-		unmap_posted_locked(cmd);
 		core = cmd->core;
 	}
 	srpt_core_send_done(core, ok);
@@ -984,7 +972,6 @@ bool complete_rdma(srpt_os_cmd *cmd, bool ok)
 		}
 		cmd->rdma_pending--;
 		cmd->wrs_pending = 0;
-		unmap_posted_locked(cmd);
 		core = cmd->core;
 	}
 	srpt_core_rdma_done(core, ok);
