@@ -136,9 +136,12 @@ TEST_F(Datapath, DirectRead)
 	EXPECT_EQ(4096u, c->xfers[0].len);
 	EXPECT_EQ(slots - 2, sq()) << "the response and one RDMA WRITE";
 	EXPECT_EQ(0x07u, last_rsp(c).tag);
-	lio_finish(c);
+	ASSERT_TRUE(fake::complete_send(c, true));
+	ASSERT_EQ(1u, c->rdma.size());
+	EXPECT_FALSE(c->rdma[0].mapped) << "unmapped at the send completion";
+	srpt_core_release_cmd(c->core);
+	EXPECT_TRUE(c->rdma.empty()) << "freed when LIO released the command";
 	EXPECT_EQ(slots, sq());
-	EXPECT_FALSE(c->rdma.empty() && c->rdma[0].mapped) << "unmapped at the send completion";
 	EXPECT_EQ(0, c->execute_calls);
 }
 
