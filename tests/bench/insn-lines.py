@@ -5,16 +5,20 @@
 Lays scripts/bench --icount's count per translation block (INSNS, a
 DIR/bootN/<target>-ch<N>-<job>.insns file: "address count" lines) on the
 disassembly of KO's .text with line information, and prints the
-instructions per I/O (IOS: the I/Os of that job, the sixth field of its
-bench.txt line) of each source file and of the costliest lines.
+instructions per I/O (IOS: the I/Os of that job, the seventh field of
+its bench.txt line) of each function, source file and costliest line.
 
 KO must have the same .text as the module that ran, with line
 information for the core too: the core is built with -g0 (see
 scripts/cxx.kbuild), so build a copy of the tree with -g in its place;
 the code is the same (compare the two .text sections with objcopy).
-The module's load address is the one that puts the most block starts
-on its functions' starts. A block is taken to run from its start to
-the first jump, call or return, as QEMU cuts them; a block left early
+The module's load address (page aligned) is the one that puts the most
+block starts on its functions' starts. A block is taken to run from its
+start to the first jump, call, return or rep-prefixed instruction, as
+QEMU cuts them, where the loaded module differs from the file: calls of
+__fentry__ are NOPs once loaded, and a retpoline call rewritten as an
+indirect call returns into the middle of the call in the file (then a
+NOP, counted as one instruction of the call's line). A block left early
 counts whole, as in the plugin.
 """
 import argparse
@@ -41,7 +45,7 @@ def text_functions(ko):
     for line in symbols.splitlines():
         f = line.split()
         if len(f) >= 8 and f[3] == "FUNC" and f[6] == index:
-            funcs.append((int(f[1], 16), int(f[2]), f[7]))
+            funcs.append((int(f[1], 16), int(f[2], 0), f[7]))
     return sorted(funcs)
 
 
@@ -54,10 +58,18 @@ def instructions(ko):
         if m:
             where = re.sub(r".*/(src|include|kunit)/", r"\1/", m[1]) + ":" + m[2]
             continue
+        m = re.match(r"^\s+[0-9a-f]+: R_\S+\s+__fentry__", line)
+        if m and out:
+            out[-1][1] = "nop-fentry"
+            continue
         m = re.match(r"^\s+([0-9a-f]+):\s+(\S+)", line)
         if m:
-            out.append((int(m[1], 16), m[2], where))
+            out.append([int(m[1], 16), m[2], where])
     return out
+
+
+def ends_block(op):
+    return re.match(r"(j|call|ret|rep)", op) is not None
 
 
 def main():
@@ -77,22 +89,28 @@ def main():
         # Modules sit above the kernel image (x86-64: MODULES_VADDR).
         if len(f) == 2 and re.fullmatch(r"[0-9a-f]{16}", f[0]) and int(f[0], 16) >= 0xffffffffa0000000:
             blocks[int(f[0], 16)] = int(f[1])
-    votes = collections.Counter(b - s for b in blocks for s in starts if (b - s) % 16 == 0)
+    votes = collections.Counter(b - s for b in blocks for s in starts if (b - s) % 4096 == 0)
     if not votes:
         sys.exit("no block of the count starts on a function of the module")
     base = votes.most_common(1)[0][0]
 
     insns = instructions(a.ko)
-    at = {addr: i for i, (addr, _, _) in enumerate(insns)}
+    addrs = [x[0] for x in insns]
     per_line, per_file, per_func = collections.Counter(), collections.Counter(), collections.Counter()
+    end = insns[-1][0] if insns else 0
     for addr, count in blocks.items():
-        i = at.get(addr - base)
-        if i is None:
-            continue
+        off = addr - base
+        i = bisect.bisect_right(addrs, off) - 1
+        if i < 0 or off > end:
+            continue  # another module's
         run = []
+        if addrs[i] != off:
+            # Into a rewritten call: its NOP, then what follows it.
+            run.append(insns[i])
+            i += 1
         while i < len(insns) and len(run) < 512:
             run.append(insns[i])
-            if re.match(r"(j|call|ret)", insns[i][1]):
+            if ends_block(insns[i][1]):
                 break
             i += 1
         times = count / len(run) / a.ios

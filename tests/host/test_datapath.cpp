@@ -137,6 +137,7 @@ TEST_F(Datapath, DirectRead)
 	EXPECT_EQ(slots - 2, sq()) << "the response and one RDMA WRITE";
 	EXPECT_EQ(0x07u, last_rsp(c).tag);
 	ASSERT_TRUE(fake::complete_send(c, true));
+	EXPECT_EQ(1, c->done_calls) << "LIO was not told the response is done";
 	ASSERT_EQ(1u, c->rdma.size());
 	EXPECT_FALSE(c->rdma[0].mapped) << "unmapped at the send completion";
 	srpt_core_release_cmd(c->core);
