@@ -45,7 +45,8 @@ fio_common=(--direct=1 --ioengine=libaio --verify=crc32c --randrepeat=0)
 # background, then reads them back and verifies them, ten times over (so
 # that a slow guest still finds it writing): one job per CPU, so per
 # channel, on its own half of 16 MiB, 16 writes at a time each. Returns
-# once 8 writes are in flight; sets fio_pid and fio_out.
+# once every channel has 4 commands in flight (a reset that finds one
+# channel idle proves nothing there); sets fio_pid and fio_out.
 fio_start() {
 	fio_out=/tmp/fio-$1.out
 	fio --output-format=terse --direct=1 --ioengine=libaio --filename="/dev/$disk" \
@@ -53,19 +54,31 @@ fio_start() {
 		--rw=randwrite --bsrange=4k-256k --iodepth=16 --size=8m --offset_increment=8m \
 		--loops=10 --verify=crc32c --do_verify=1 --randrepeat=0 >"$fio_out" 2>&1 &
 	fio_pid=$!
-	# /sys/block/*/inflight: reads, writes. Half the queue depth is
-	# enough: a slow guest samples this rarely, and starts fio slowly.
-	local inflight deadline=$((SECONDS + 60 * SRPT_VM_SLOWDOWN))
-	while read -r -a inflight <"/sys/block/$disk/inflight" && [ "${inflight[1]}" -lt 8 ]; do
+	local deadline=$((SECONDS + 60 * SRPT_VM_SLOWDOWN))
+	while ! _each_channel_busy 4; do
 		if ! kill -0 "$fio_pid" 2>/dev/null; then
 			_indent <"$fio_out"
 			fail "fio $1 ended before the reset"
 		fi
 		[ "$SECONDS" -lt "$deadline" ] ||
-			fail "fio $1: not 8 writes in flight within $((60 * SRPT_VM_SLOWDOWN)) s"
+			fail "fio $1: not 4 commands in flight on each of $nch channels within" \
+				"$((60 * SRPT_VM_SLOWDOWN)) s (in flight: ${_busy[*]})"
 		sleep 0.05
 	done
-	pass "fio $1 is writing (${inflight[1]} writes in flight)"
+	pass "fio $1 is writing (in flight per channel: ${_busy[*]})"
+}
+
+# _each_channel_busy N: each of ib_srp's channels, which are the disk's
+# blk-mq hardware queues, has N requests in flight; _busy holds the counts.
+_each_channel_busy() {
+	local q n ok=0
+	_busy=()
+	for ((q = 0; q < nch; q++)); do
+		n=$(wc -l <"/sys/kernel/debug/block/$disk/hctx$q/busy") || return 1
+		_busy+=("$n")
+		[ "$n" -ge "$1" ] || ok=1
+	done
+	return "$ok"
 }
 
 # fio_end: fio_start's fio ended: with 0 errors, or with EIO only.
