@@ -38,10 +38,12 @@ struct srpt_os_cmd {
 	struct srpt_cmd *core;
 	struct srpt_os_channel *ch;
 	void *rsp_buf;
-	dma_addr_t rsp_dma;
 	u32 rsp_size;
 	struct ib_cqe send_cqe;
-	/* The response's send WR, built once: a post sets only its length. */
+	/*
+	 * The response's send WR, built once: a post sets only its length.
+	 * rsp_sge.addr is where rsp_buf is mapped.
+	 */
 	struct ib_sge rsp_sge;
 	struct ib_send_wr rsp_wr;
 	struct ib_cqe rdma_cqe;
@@ -98,15 +100,14 @@ struct srpt_os_cmd *srpt_os_cmd_alloc(struct srpt_os_channel *ch,
 	cmd->rsp_buf = kmalloc(rsp_size, GFP_KERNEL);
 	if (!cmd->rsp_buf)
 		goto free;
-	cmd->rsp_dma = ib_dma_map_single(ib, cmd->rsp_buf, rsp_size,
-					 DMA_TO_DEVICE);
-	if (ib_dma_mapping_error(ib, cmd->rsp_dma))
+	cmd->rsp_sge.addr = ib_dma_map_single(ib, cmd->rsp_buf, rsp_size,
+					      DMA_TO_DEVICE);
+	if (ib_dma_mapping_error(ib, cmd->rsp_sge.addr))
 		goto free_rsp;
 	cmd->rsp_size = rsp_size;
 	cmd->core = core;
 	cmd->ch = ch;
 	cmd->send_cqe.done = srpt_send_done;
-	cmd->rsp_sge.addr = cmd->rsp_dma;
 	cmd->rsp_sge.lkey = ch->sdev->pd->local_dma_lkey;
 	cmd->rsp_wr.wr_cqe = &cmd->send_cqe;
 	cmd->rsp_wr.sg_list = &cmd->rsp_sge;
@@ -128,7 +129,7 @@ void srpt_os_cmd_free(struct srpt_os_cmd *cmd)
 {
 	if (!cmd)
 		return;
-	ib_dma_unmap_single(cmd->ch->sdev->ib, cmd->rsp_dma, cmd->rsp_size,
+	ib_dma_unmap_single(cmd->ch->sdev->ib, cmd->rsp_sge.addr, cmd->rsp_size,
 			    DMA_TO_DEVICE);
 	if (cmd->page)
 		__free_page(cmd->page);
@@ -364,7 +365,7 @@ int srpt_os_cmd_post(struct srpt_os_cmd *cmd, u32 rsp_len)
 	int i;
 
 	if (rsp_len) {
-		ib_dma_sync_single_for_device(ch->sdev->ib, cmd->rsp_dma,
+		ib_dma_sync_single_for_device(ch->sdev->ib, cmd->rsp_sge.addr,
 					      rsp_len, DMA_TO_DEVICE);
 		cmd->rsp_sge.length = rsp_len;
 		first_wr = &cmd->rsp_wr;

@@ -16,9 +16,7 @@ struct srpt_os_recv {
 	struct srpt_os_device *sdev;
 	struct kmem_cache *cache;
 	void *buf;
-	dma_addr_t dma;
-	u32 offset;		/* where the IU starts in buf */
-	u32 size;		/* bytes of IU the buffer takes */
+	dma_addr_t dma;		/* of buf; the IU starts at sge.addr */
 	/* Its receive WR, built once: every repost posts the same. */
 	struct ib_sge sge;
 	struct ib_recv_wr wr;
@@ -31,8 +29,8 @@ static void srpt_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	bool ok = wc->status == IB_WC_SUCCESS;
 
 	if (ok)
-		ib_dma_sync_single_for_cpu(r->sdev->ib, r->dma + r->offset,
-					   wc->byte_len, DMA_FROM_DEVICE);
+		ib_dma_sync_single_for_cpu(r->sdev->ib, r->sge.addr, wc->byte_len,
+					   DMA_FROM_DEVICE);
 	srpt_core_recv_done(ch->core, r->core, ok, ok ? wc->byte_len : 0);
 }
 
@@ -58,8 +56,6 @@ struct srpt_os_recv *srpt_os_recv_alloc(struct srpt_os_device *sdev,
 	r->cqe.done = srpt_recv_done;
 	r->core = core;
 	r->sdev = sdev;
-	r->offset = align_offset;
-	r->size = size;
 	r->sge.addr = r->dma + align_offset;
 	r->sge.length = size;
 	r->sge.lkey = sdev->pd->local_dma_lkey;
@@ -82,8 +78,8 @@ void srpt_os_recv_free(struct srpt_os_recv *r)
 {
 	if (!r)
 		return;
-	ib_dma_unmap_single(r->sdev->ib, r->dma, r->offset + r->size,
-			    DMA_FROM_DEVICE);
+	ib_dma_unmap_single(r->sdev->ib, r->dma,
+			    r->sge.addr - r->dma + r->sge.length, DMA_FROM_DEVICE);
 	kmem_cache_free(r->cache, r->buf);
 	srpt_buf_cache_put(r->cache);
 	kfree(r);
