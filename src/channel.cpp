@@ -28,6 +28,14 @@ constexpr u32 kMinSendWrs = 4;
 constexpr u32 kExtraSendWrs = 4;
 /* RDMA READs in flight each way (responder resources, initiator depth). */
 constexpr u8 kRdmaReadDepth = 4;
+/*
+ * Scatter/gather entries per send work request: 64 KiB of 4 KiB pages
+ * per RDMA READ or WRITE (a response takes one). Devices size every entry
+ * of the send queue for this many, so the device's maximum (32 on
+ * soft-RoCE, where that doubles each entry) would cost memory in every
+ * slot of every channel; a larger transfer only takes more requests.
+ */
+constexpr u32 kMaxSendSge = 16;
 /* How often a waiter for a release says it is still waiting. */
 constexpr unsigned int kReleaseWaitLogMs = 5000;
 
@@ -270,6 +278,7 @@ int Channel::create_resources()
 	p.rq_size = limits_.rq_size;
 	p.use_srq = limits_.use_srq;
 	p.rd_atomic = kRdmaReadDepth;
+	p.max_send_sge = ktl::min(kMaxSendSge, dev_->attrs().max_send_sge);
 	for (;;) {
 		/*
 		 * Half the send queue for responses, half for RDMA transfers;

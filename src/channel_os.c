@@ -85,7 +85,7 @@ int srpt_os_channel_create_qp(struct srpt_os_channel *ch,
 	init.qp_type = IB_QPT_RC;
 	init.cap.max_send_wr = p->max_send_wr;
 	init.cap.max_rdma_ctxs = p->max_rdma_ctxs;
-	init.cap.max_send_sge = ib->attrs.max_send_sge;
+	init.cap.max_send_sge = p->max_send_sge;
 	init.cap.max_recv_sge = 1;
 	init.port_num = ch->port_num;
 	if (p->use_srq)

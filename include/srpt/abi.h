@@ -252,6 +252,7 @@ struct srpt_qp_params {
 	srpt_u32 max_send_wr;		/* every send WR, ib_drain_qp()'s included */
 	srpt_u32 max_rdma_ctxs;		/* of those, the commands' (responses and RDMA) */
 	srpt_u32 cq_size;
+	srpt_u32 max_send_sge;		/* scatter/gather entries per send WR */
 	srpt_u8 rd_atomic;		/* RDMA READs in flight each way */
 	srpt_u8 use_srq;
 };

@@ -14,10 +14,12 @@ void ChannelTest::TearDown()
 	EXPECT_TRUE(v.empty()) << "kernel rules broken after the test: " << (v.empty() ? "" : v[0]);
 }
 
-void ChannelTest::setup_target(srpt_port_id_kind kind, bool enable, unsigned max_qp_wr)
+void ChannelTest::setup_target(srpt_port_id_kind kind, bool enable, unsigned max_qp_wr,
+				unsigned max_send_sge)
 {
 	fake::Device &d = make_device("mlx5_0", 2, kNodeGuid);
 	d.info.max_qp_wr = max_qp_wr;
+	d.info.max_send_sge = max_send_sge;
 	ASSERT_EQ(0, fake::add(d));
 	dev_ = &d;
 	tport_ = create_tport(kind == SRPT_PORT_ID_GID ? fake::gid_name(d, 1) : fake::guid_name(d, 1));

@@ -34,10 +34,11 @@ protected:
 	 * A device "mlx5_0" with 2 ports (its node GUID becomes the service
 	 * GUID), a target port named in the @kind form on port 1 and a TPG
 	 * that is enabled when @enable. @max_qp_wr bounds the receive ring
-	 * (128 at most) and the send queue.
+	 * (128 at most) and the send queue, @max_send_sge a send WR's
+	 * scatter/gather list.
 	 */
 	void setup_target(srpt_port_id_kind kind = SRPT_PORT_ID_GUID, bool enable = true,
-			  unsigned max_qp_wr = 32768);
+			  unsigned max_qp_wr = 32768, unsigned max_send_sge = 30);
 	fake::Device *dev_ = nullptr;
 	srpt_tport *tport_ = nullptr;
 	srpt_tpg *tpg_ = nullptr;

@@ -83,6 +83,7 @@ TEST_F(Login, RdmaCmLoginResponseQpAndBuffers)
 	EXPECT_EQ(2048u + 4u, ch.qp.max_send_wr) << "and the zero-length writes'";
 	EXPECT_EQ(128u + 4096u + 4u, ch.qp.cq_size);
 	EXPECT_EQ(4, ch.qp.rd_atomic);
+	EXPECT_EQ(16u, ch.qp.max_send_sge) << "not the device's 30: every WQE is sized for them";
 	EXPECT_EQ(0, ch.qp.use_srq);
 	ASSERT_EQ(128u, ch.posted.size());
 	for (const srpt_os_recv *r : ch.posted) {
@@ -482,6 +483,14 @@ TEST_F(Login, SessionOutOfMemoryIsInsufficientResources)
 	EXPECT_EQ(-ENOMEM, login(ch, priv(login_req(), SRPT_CM_RDMA)));
 	EXPECT_EQ(0x00010001u, rej_of(ch).reason);
 	expect_nothing_left(ch, fake::live_allocs());
+}
+
+TEST_F(Login, SendWrsTakeTheDevicesScatterGatherLimitBelowSixteen)
+{
+	setup_target(SRPT_PORT_ID_GUID, true, 32768, 3);
+	srpt_os_channel &ch = login_ok(login_req(), SRPT_CM_RDMA);
+	EXPECT_EQ(3u, ch.qp.max_send_sge);
+	logout(ch);
 }
 
 TEST_F(Login, QueuePairCreationRetriesWithHalfTheSendQueue)
