@@ -675,11 +675,11 @@ void srpt_os_cmd_free(struct srpt_os_cmd *cmd)
 	atomic_dec(&fake_cmds_live);
 }
 
-int srpt_os_cmd_init(struct srpt_os_cmd *cmd, const struct srpt_cmd_info *info)
+int srpt_os_cmd_init(struct srpt_os_cmd *cmd, struct srpt_cmd_info info)
 {
 	if (!cmd_record(cmd, FAKE_CMD_INIT))
 		return -EINVAL;
-	cmd->info = *info;
+	cmd->info = info;
 	return cmd->ch->cmd_init_err;
 }
 

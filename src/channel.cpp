@@ -512,9 +512,7 @@ void Channel::on_zero_write_done(bool ok)
 
 void Channel::schedule_release()
 {
-	bool expected = false;
-
-	if (release_scheduled_.compare_exchange(expected, true))
+	if (!release_scheduled_.exchange(true))
 		srpt_os_work_schedule(&release_work_);
 }
 

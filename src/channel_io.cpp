@@ -154,9 +154,8 @@ void ChannelIo::put_cmd(Cmd *c)
 	 * posts nothing once the channel drains.
 	 */
 	ktl::atomic_thread_fence(ktl::MemoryOrder::seq_cst);
-	bool expected = false;
 	if (starved_.load(ktl::MemoryOrder::relaxed) && ch_.state() == ChState::kLive &&
-	    kick_pending_.compare_exchange(expected, true)) {
+	    !kick_pending_.exchange(true)) {
 		int ret = -ktl::kESHUTDOWN;
 
 		(void)sendq_.if_open([&] { ret = srpt_os_channel_post_zero_write(os_); });

@@ -253,7 +253,7 @@ bool ChannelIo::handle_cmd(RecvCtx *r, Cmd *c)
 	info.task_attr = sc.task_attr;
 	info.dir = sc.data.dir;
 	info.data_len = sc.data.data_len;
-	ret = srpt_os_cmd_init(c->os.get(), &info);
+	ret = srpt_os_cmd_init(c->os.get(), info);
 	if (ret) {
 		/* The session is stopping: nobody is waiting for an answer. */
 		srpt_os_log(SRPT_LOG_DEBUG, "%s: dropping command %#llx (%d)\n", ch_.name(), c->tag, ret);

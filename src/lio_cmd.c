@@ -149,15 +149,15 @@ static enum dma_data_direction srpt_dma_dir(enum srpt_data_dir dir)
 	}
 }
 
-int srpt_os_cmd_init(struct srpt_os_cmd *cmd, const struct srpt_cmd_info *info)
+int srpt_os_cmd_init(struct srpt_os_cmd *cmd, struct srpt_cmd_info info)
 {
 	/* LIO initialises only part of a reused se_cmd. */
 	memset(&cmd->se_cmd, 0, sizeof(cmd->se_cmd));
 	memset(cmd->sense, 0, sizeof(cmd->sense));
-	cmd->se_cmd.tag = info->tag;
+	cmd->se_cmd.tag = info.tag;
 	return srpt_target_init_cmd(&cmd->se_cmd, cmd->ch->sess, cmd->sense,
-				    info->lun, info->data_len, info->task_attr,
-				    srpt_dma_dir(info->dir), TARGET_SCF_ACK_KREF);
+				    info.lun, info.data_len, info.task_attr,
+				    srpt_dma_dir(info.dir), TARGET_SCF_ACK_KREF);
 }
 
 void srpt_os_cmd_map_imm(struct srpt_os_cmd *cmd, void *data, u32 len)

@@ -40,35 +40,40 @@ bool SendQueue::shrink_piece_limit()
 
 SendQueue::Result SendQueue::submit(Cmd *c)
 {
-	CmdList failed;
-	Result r = Result::kPosted;
-	{
-		ktl::MutexGuard g(mutex_);
-		const bool first = waiting_.empty();
-		const u32 seen = free_slots();
+	/* Released below, or by queue_and_unlock(). */
+	mutex_.lock();
+	const bool first = waiting_.empty();
+	const u32 seen = free_slots();
 
-		/* Nobody waits: the step goes now if it fits, never queued. */
-		if (first) {
-			switch (c->post_step(*this)) {
-			case Cmd::Step::kPosted:
-				return Result::kPosted;
-			case Cmd::Step::kFailed:
-				return Result::kFailed;
-			case Cmd::Step::kWait:
-				break;
-			}
+	/* Nobody waits: the step goes now if it fits, never queued. */
+	if (first) {
+		const Cmd::Step s = c->post_step(*this);
+
+		if (s != Cmd::Step::kWait) {
+			mutex_.unlock();
+			return s == Cmd::Step::kPosted ? Result::kPosted : Result::kFailed;
 		}
-		/*
-		 * Counted as waiting before its step looks at the free slots
-		 * (again): a completion that gives slots back meanwhile sees
-		 * it waiting and pumps (release()).
-		 */
-		waiting_.push_back(c);
-		n_waiting_.fetch_add(1);
-		/* Slots come back only outside the mutex: none did since the try above. */
-		if (first && free_slots() == seen)
-			return Result::kQueued;
+	}
+	return queue_and_unlock(c, first, seen);
+}
+
+SendQueue::Result SendQueue::queue_and_unlock(Cmd *c, bool first, u32 seen)
+{
+	CmdList failed;
+	Result r = Result::kQueued;
+
+	/*
+	 * Counted as waiting before its step looks at the free slots
+	 * (again): a completion that gives slots back meanwhile sees it
+	 * waiting and pumps (release()).
+	 */
+	waiting_.push_back(c);
+	n_waiting_.fetch_add(1);
+	/* Slots come back only outside the mutex: none did since the try above. */
+	if (!first || free_slots() != seen) {
 		pump_locked(&failed);
+		if (!CmdList::contains_node(c))
+			r = Result::kPosted;
 		for (Cmd *f : failed) {
 			if (f == c) {
 				failed.erase(c);
@@ -76,21 +81,23 @@ SendQueue::Result SendQueue::submit(Cmd *c)
 				break;
 			}
 		}
-		if (r != Result::kFailed && CmdList::contains_node(c))
-			r = Result::kQueued;
 	}
+	mutex_.unlock();
 	end_failed(&failed);
 	return r;
 }
 
 void SendQueue::release(u32 n)
 {
-	CmdList failed;
-
 	free_.fetch_add(n);
 	/* After giving the slots back (see submit()). */
-	if (!n_waiting_.load())
-		return;
+	if (n_waiting_.load())
+		pump();
+}
+
+void SendQueue::pump()
+{
+	CmdList failed;
 	{
 		ktl::MutexGuard g(mutex_);
 		pump_locked(&failed);

@@ -338,8 +338,11 @@ struct srpt_os_cmd *srpt_os_cmd_alloc(struct srpt_os_channel *ch, struct srpt_cm
 				      srpt_u32 rsp_size, void **rsp_buf);
 void srpt_os_cmd_free(struct srpt_os_cmd *cmd);
 
-/* target_init_cmd(); -ESHUTDOWN while the session stops. */
-SRPT_NODISCARD int srpt_os_cmd_init(struct srpt_os_cmd *cmd, const struct srpt_cmd_info *info);
+/*
+ * target_init_cmd(); -ESHUTDOWN while the session stops. @info by value:
+ * the caller keeps no addressable copy of it (nor a stack check).
+ */
+SRPT_NODISCARD int srpt_os_cmd_init(struct srpt_os_cmd *cmd, struct srpt_cmd_info info);
 /* Immediate data: the data buffer is @len bytes at @data (in a receive buffer). */
 void srpt_os_cmd_map_imm(struct srpt_os_cmd *cmd, void *data, srpt_u32 len);
 /*

@@ -83,6 +83,18 @@ public:
 private:
 	using CmdList = ktl::List<Cmd, &Cmd::send_node>;
 
+	/*
+	 * The slow paths, out of line: the fast ones keep no list on their
+	 * stack (nor the stack protector's check that comes with it).
+	 */
+	/*
+	 * submit() for a step that waits: queues @c and pumps, called with
+	 * mutex_ held and releasing it (@first and @seen: whether nothing
+	 * waited, and the free slots, as submit() found them).
+	 */
+	[[gnu::noinline]] Result queue_and_unlock(Cmd *c, bool first, u32 seen);
+	/* Posts what waits and fits, ending what fails. */
+	[[gnu::noinline]] void pump();
 	/* Posts from the head while that works; failed commands go to @failed. */
 	[[gnu::noinline]] void pump_locked(CmdList *failed);
 	[[gnu::noinline]] static void end_failed(CmdList *failed);

@@ -472,19 +472,19 @@ extern "C" void srpt_os_cmd_free(struct srpt_os_cmd *c)
 	delete c;
 }
 
-extern "C" int srpt_os_cmd_init(struct srpt_os_cmd *c, const struct srpt_cmd_info *info)
+extern "C" int srpt_os_cmd_init(struct srpt_os_cmd *c, struct srpt_cmd_info info)
 {
 	std::lock_guard<std::mutex> g(g_mu);
 	if (!check_cmd_locked(c, "srpt_os_cmd_init"))
 		return -EINVAL;
-	trace_locked(strf("cmd_init tag %#llx", static_cast<unsigned long long>(info->tag)));
+	trace_locked(strf("cmd_init tag %#llx", static_cast<unsigned long long>(info.tag)));
 	c->init_calls++;
 	if (c->sends_pending || c->rdma_pending)
 		violation_locked("srpt_os_cmd_init of a send context with work requests outstanding");
 	if (const int err = count_call_locked("srpt_os_cmd_init"))
 		return err;
 	c->inited = true;
-	c->info = *info;
+	c->info = info;
 	c->submitted = false;
 	c->tmr = false;
 	return 0;
