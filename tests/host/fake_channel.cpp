@@ -540,7 +540,7 @@ extern "C" int srpt_os_cmd_buf_add(struct srpt_os_cmd *c, srpt_u64 va, srpt_u32 
 extern "C" int srpt_os_cmd_rdma_map(struct srpt_os_cmd *c, srpt_u32 buf, srpt_u32 off, srpt_u32 len)
 {
 	might_sleep("srpt_os_cmd_rdma_map");
-	std::lock_guard<std::mutex> g(g_mu);
+	std::unique_lock<std::mutex> g(g_mu);
 	if (!check_cmd_locked(c, "srpt_os_cmd_rdma_map"))
 		return -EINVAL;
 	c->map_calls++;
@@ -563,7 +563,12 @@ extern "C" int srpt_os_cmd_rdma_map(struct srpt_os_cmd *c, srpt_u32 buf, srpt_u3
 	b.posted = false;
 	b.map_off = off;
 	b.map_len = len;
-	return static_cast<int>((per ? (len + per - 1) / per : 1) + S().config.rdma_extra_wrs);
+	const int wrs = static_cast<int>((per ? (len + per - 1) / per : 1) + S().config.rdma_extra_wrs);
+	const std::function<void(srpt_os_cmd *)> hook = S().config.on_rdma_map;
+	g.unlock();
+	if (hook)
+		hook(c);
+	return wrs;
 }
 
 extern "C" void srpt_os_cmd_rdma_unmap(struct srpt_os_cmd *c, srpt_u32 buf)

@@ -276,6 +276,13 @@ struct Config {
 	std::function<void(srpt_os_cmd *)> on_submit_tmr;
 	std::function<void(srpt_os_cmd *)> on_execute;
 	/*
+	 * Called without the fake's lock at the end of a successful
+	 * srpt_os_cmd_rdma_map(), inside the send queue's mutex: a test
+	 * completes other commands' work there, as another CPU may while
+	 * the core maps a step.
+	 */
+	std::function<void(srpt_os_cmd *)> on_rdma_map;
+	/*
 	 * The work requests srpt_os_cmd_rdma_map() says a transfer takes:
 	 * one per this many bytes (0: one per mapping), plus @rdma_extra_wrs
 	 * (memory registration and invalidation).

@@ -795,6 +795,52 @@ TEST_F(Datapath, AWaitingLargeTransferIsNotOvertaken)
 	lio_finish(small);
 }
 
+/*
+ * The step of a command that nobody waits before fails to fit, and before
+ * it is queued a completion elsewhere gives back the slots it lacked. That
+ * completion found nobody waiting and posted nothing: the submit must see
+ * the slots that came back and post the step itself, or it waits for a
+ * completion that will never come.
+ */
+TEST_F(Datapath, SlotsGivenBackWhileAStepIsMappedAreNotMissed)
+{
+	setup_target();
+	ASSERT_EQ(2, srpt_core_tpg_attrib_store(tpg_, SRPT_ATTRIB_SQ_SIZE, "8\n", 2));
+	ch_ = &live_channel(login_req());
+	ASSERT_EQ(4, sq());
+	fake::config().rdma_bytes_per_wr = 4096;
+
+	srpt_os_cmd *a = send_cmd(*ch_, tur_cmd(1));
+	lio_respond(a);
+	srpt_os_cmd *b = send_cmd(*ch_, tur_cmd(2));
+	lio_respond(b);
+	ASSERT_EQ(2, sq());
+	/* 12 KiB of read data and the response need all four slots. */
+	srpt_os_cmd *big = send_cmd(*ch_, read_cmd(3, 12288));
+	ASSERT_NE(nullptr, big);
+	int completions = 0;
+	fake::config().on_rdma_map = [&](srpt_os_cmd *c) {
+		if (c != big || completions)
+			return;
+		completions = 2;
+		EXPECT_TRUE(fake::complete_send(a, true));
+		EXPECT_TRUE(fake::complete_send(b, true));
+	};
+	lio_respond(big, 0, true);
+	fake::config().on_rdma_map = nullptr;
+	ASSERT_EQ(2, completions) << "the hook did not run while the read was mapped";
+	EXPECT_EQ(0u, core(*ch_)->io().sendq().waiting());
+	ASSERT_EQ(1u, big->responses.size()) << "left waiting with nothing in flight";
+	EXPECT_EQ(1, big->responses_with_data[0]);
+	EXPECT_EQ(0, sq());
+
+	srpt_core_release_cmd(a->core);
+	srpt_core_release_cmd(b->core);
+	lio_finish(big);
+	EXPECT_EQ(4, sq());
+	EXPECT_EQ(0, credits().owed());
+}
+
 TEST_F(Datapath, RegistrationsShortForNowWaitForACompletion)
 {
 	live();
