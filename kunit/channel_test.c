@@ -46,7 +46,7 @@ static void answer(struct kunit *test, struct srpt_os_channel *ch, struct srpt_o
 {
 	const struct srpt_cmd_status st = { .scsi_status = 0 };
 
-	srpt_core_queue_response(cmd->core, &st, 0);
+	srpt_core_queue_response(cmd->core, st, 0);
 	KUNIT_ASSERT_EQ(test, fake_channel_complete(ch, FAKE_WR_SEND, true), 0);
 	srpt_core_release_cmd(cmd->core);
 }

@@ -204,7 +204,7 @@ static void cmd_write_end_to_end(struct kunit *test)
 
 	/* queue_status: the SRP_RSP returns the credit. */
 	mark = ch->n_log;
-	srpt_core_queue_response(cmd->core, &good, 0);
+	srpt_core_queue_response(cmd->core, good, 0);
 	TF_EXPECT_CALLS(test, ch, mark, FAKE_CMD_POST_RESPONSE);
 	KUNIT_EXPECT_EQ(test, srpt_core_cmd_state(cmd->core), SRPT_PROBE_CMD_RSP_SENT);
 	KUNIT_EXPECT_FALSE(test, ch->sent_with_data);
@@ -231,7 +231,7 @@ static void cmd_write_end_to_end(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, cmd->info.tag, 2ULL);
 	KUNIT_EXPECT_EQ(test, srpt_core_cmd_state(cmd->core), SRPT_PROBE_CMD_NEW);
 	/* LIO fails it at once (e.g. no such LUN). */
-	srpt_core_queue_response(cmd->core, &good, 0);
+	srpt_core_queue_response(cmd->core, good, 0);
 	KUNIT_ASSERT_EQ(test, fake_channel_complete(ch, FAKE_WR_SEND, true), 0);
 	srpt_core_release_cmd(cmd->core);
 	expect_credits(test, core, DEPTH, 0, sq);
@@ -272,7 +272,7 @@ static void cmd_read_end_to_end(struct kunit *test)
 
 	/* queue_data_in, 512 bytes short: exactly the 3584 bytes go. */
 	mark = ch->n_log;
-	srpt_core_queue_response(cmd->core, &st, 1);
+	srpt_core_queue_response(cmd->core, st, 1);
 	TF_EXPECT_CALLS(test, ch, mark, FAKE_CMD_RDMA_MAP, FAKE_CMD_POST_RESPONSE);
 	KUNIT_EXPECT_TRUE(test, ch->sent_with_data);
 	KUNIT_EXPECT_EQ(test, cmd->sent_bytes, 4096U - 512);
@@ -399,7 +399,7 @@ static void cmd_immediate_data_holds_buffer(struct kunit *test)
 	/* The data is there already: no RDMA READ. */
 	KUNIT_EXPECT_EQ(test, srpt_core_write_pending(cmd->core), 0);
 	KUNIT_EXPECT_EQ(test, srpt_core_cmd_state(cmd->core), SRPT_PROBE_CMD_DATA_IN);
-	srpt_core_queue_response(cmd->core, &good, 0);
+	srpt_core_queue_response(cmd->core, good, 0);
 	KUNIT_ASSERT_EQ(test, fake_channel_complete(ch, FAKE_WR_SEND, true), 0);
 	TF_EXPECT_CALLS(test, ch, mark, FAKE_CMD_MAP_IMM, FAKE_CMD_INIT, FAKE_CMD_SUBMIT,
 			FAKE_CMD_EXECUTE, FAKE_CMD_POST_RESPONSE, FAKE_CMD_DONE);
@@ -422,7 +422,7 @@ static void fail_and_release_in_submit(struct srpt_os_cmd *cmd)
 {
 	const struct srpt_cmd_status busy = { .scsi_status = 0x08 };
 
-	srpt_core_queue_response(cmd->core, &busy, 0);
+	srpt_core_queue_response(cmd->core, busy, 0);
 	/* transport_cmd_check_stop_to_fabric() drops the other reference. */
 	srpt_core_release_cmd(cmd->core);
 }
@@ -482,7 +482,7 @@ static void cmd_waits_for_free_send_context(struct kunit *test)
 	}
 	expect_credits(test, core, 0, 0, 4);
 
-	srpt_core_queue_response(cmds[0]->core, &good, 0);
+	srpt_core_queue_response(cmds[0]->core, good, 0);
 	mark = ch->n_log;
 	cmd_iu(iu, 4, 0x00);
 	r = tf_send_iu(test, ch, iu, sizeof(struct srp_cmd));
@@ -501,7 +501,7 @@ static void cmd_waits_for_free_send_context(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, fake_recv_is_posted(r));
 
 	for (i = 0; i < 4; i++) {
-		srpt_core_queue_response(cmds[i]->core, &good, 0);
+		srpt_core_queue_response(cmds[i]->core, good, 0);
 		KUNIT_ASSERT_EQ(test, fake_channel_complete(ch, FAKE_WR_SEND, true), 0);
 		srpt_core_release_cmd(cmds[i]->core);
 	}

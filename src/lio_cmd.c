@@ -308,7 +308,7 @@ void srpt_os_cmd_rdma_unmap(struct srpt_os_cmd *cmd, u32 b)
 	srpt_buf_unmap(cmd, &cmd->bufs[b]);
 }
 
-void srpt_os_cmd_release_data(struct srpt_os_cmd *cmd)
+static noinline void srpt_free_bufs(struct srpt_os_cmd *cmd)
 {
 	unsigned int i;
 
@@ -319,6 +319,16 @@ void srpt_os_cmd_release_data(struct srpt_os_cmd *cmd)
 	}
 	if (cmd->bufs != &cmd->s_buf)
 		kfree(cmd->bufs);
+}
+
+void srpt_os_cmd_release_data(struct srpt_os_cmd *cmd)
+{
+	struct srpt_buf *own = &cmd->s_buf;
+
+	/* Most commands hold nothing to free: no buffer, or the page, unmapped. */
+	if (cmd->bufs && !(cmd->bufs == own && cmd->n_bufs == 1 &&
+			   own->sg == &cmd->page_sg && !own->mapped))
+		srpt_free_bufs(cmd);
 	cmd->bufs = NULL;
 	cmd->n_bufs = 0;
 	cmd->max_bufs = 0;
@@ -425,7 +435,7 @@ int srpt_get_tcm_cmd_state(struct se_cmd *se_cmd)
 	return srpt_core_cmd_state(to_cmd(se_cmd)->core);
 }
 
-static void srpt_queue(struct se_cmd *se_cmd, int with_data)
+static __always_inline void srpt_queue(struct se_cmd *se_cmd, int with_data)
 {
 	struct srpt_cmd_status st = {
 		.scsi_status = se_cmd->scsi_status,
@@ -444,7 +454,7 @@ static void srpt_queue(struct se_cmd *se_cmd, int with_data)
 		st.data_dir = SRPT_DATA_OUT;
 	else if (se_cmd->data_direction == DMA_FROM_DEVICE)
 		st.data_dir = SRPT_DATA_IN;
-	srpt_core_queue_response(to_cmd(se_cmd)->core, &st, with_data);
+	srpt_core_queue_response(to_cmd(se_cmd)->core, st, with_data);
 }
 
 int srpt_queue_data_in(struct se_cmd *se_cmd)

@@ -435,10 +435,13 @@ enum srpt_tmr_response {
 	SRPT_TMR_REJECTED = 5,
 };
 
-/* LIO's fabric callbacks, forwarded; queue_response is queue_data_in and queue_status. */
+/*
+ * LIO's fabric callbacks, forwarded; queue_response is queue_data_in and
+ * queue_status, @st by value for the reason srpt_os_cmd_init() takes its
+ * @info so.
+ */
 SRPT_NODISCARD int srpt_core_write_pending(struct srpt_cmd *cmd);
-void srpt_core_queue_response(struct srpt_cmd *cmd, const struct srpt_cmd_status *st,
-			      int with_data);
+void srpt_core_queue_response(struct srpt_cmd *cmd, struct srpt_cmd_status st, int with_data);
 void srpt_core_queue_tm_response(struct srpt_cmd *cmd, enum srpt_tmr_response r);
 void srpt_core_aborted_task(struct srpt_cmd *cmd);
 void srpt_core_release_cmd(struct srpt_cmd *cmd);

@@ -162,7 +162,7 @@ void lio_respond(Run &r, srpt_os_cmd *c, Input &in)
 		/* A short transfer now and then (READ of fewer blocks, INQUIRY). */
 		st.data_len = (how & 0x08) ? c->info.data_len / (2 + (how >> 4)) : c->info.data_len;
 		l.data_len = st.data_len;
-		srpt_core_queue_response(c->core, &st, c->info.dir == SRPT_DATA_IN);
+		srpt_core_queue_response(c->core, st, c->info.dir == SRPT_DATA_IN);
 	}
 }
 

@@ -172,7 +172,7 @@ void ChannelTest::lio_respond(srpt_os_cmd *c, std::uint8_t status, bool with_dat
 	st.data_len = data_len == kWholeBuffer ? c->info.data_len : data_len;
 	st.sense = sense.empty() ? nullptr : sense.data();
 	st.sense_len = static_cast<srpt_u32>(sense.size());
-	srpt_core_queue_response(c->core, &st, with_data);
+	srpt_core_queue_response(c->core, st, with_data);
 }
 
 void ChannelTest::lio_finish(srpt_os_cmd *c, bool send_ok)

@@ -569,7 +569,7 @@ void lio_read_done(srpt_os_cmd *c, std::uint32_t data_len, std::uint32_t residua
 	st.data_len = data_len;
 	st.residual = residual ? SRPT_RESIDUAL_UNDERFLOW : SRPT_RESIDUAL_NONE;
 	st.residual_count = residual;
-	srpt_core_queue_response(c->core, &st, 1);
+	srpt_core_queue_response(c->core, st, 1);
 }
 
 /* The transfers of @c as "buf:off+len" strings. */
