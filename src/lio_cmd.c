@@ -308,6 +308,15 @@ void srpt_os_cmd_rdma_unmap(struct srpt_os_cmd *cmd, u32 b)
 	srpt_buf_unmap(cmd, &cmd->bufs[b]);
 }
 
+static void srpt_forget_bufs(struct srpt_os_cmd *cmd)
+{
+	cmd->bufs = NULL;
+	cmd->n_bufs = 0;
+	cmd->max_bufs = 0;
+	cmd->sg = NULL;
+	cmd->sg_cnt = 0;
+}
+
 static noinline void srpt_free_bufs(struct srpt_os_cmd *cmd)
 {
 	unsigned int i;
@@ -319,21 +328,22 @@ static noinline void srpt_free_bufs(struct srpt_os_cmd *cmd)
 	}
 	if (cmd->bufs != &cmd->s_buf)
 		kfree(cmd->bufs);
+	srpt_forget_bufs(cmd);
 }
 
 void srpt_os_cmd_release_data(struct srpt_os_cmd *cmd)
 {
 	struct srpt_buf *own = &cmd->s_buf;
 
-	/* Most commands hold nothing to free: no buffer, or the page, unmapped. */
-	if (cmd->bufs && !(cmd->bufs == own && cmd->n_bufs == 1 &&
+	/*
+	 * Most commands hold nothing to free: no buffer, or the page,
+	 * unmapped. The others go on in srpt_free_bufs() (a tail call).
+	 */
+	if (!cmd->bufs || (cmd->bufs == own && cmd->n_bufs == 1 &&
 			   own->sg == &cmd->page_sg && !own->mapped))
+		srpt_forget_bufs(cmd);
+	else
 		srpt_free_bufs(cmd);
-	cmd->bufs = NULL;
-	cmd->n_bufs = 0;
-	cmd->max_bufs = 0;
-	cmd->sg = NULL;
-	cmd->sg_cnt = 0;
 }
 
 void srpt_os_cmd_submit(struct srpt_os_cmd *cmd, const u8 *cdb)
