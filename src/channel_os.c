@@ -100,6 +100,8 @@ int srpt_os_channel_create_qp(struct srpt_os_channel *ch,
 		return ret;
 	}
 	ch->qp = qp;
+	/* rdma_rw keeps an MR pool only for a QP it may register memory on. */
+	ch->rw_mrs = !list_empty(&qp->rdma_mrs);
 	ch->cq = cq;
 	ch->cq_size = p->cq_size;
 	ch->rd_atomic = p->rd_atomic;

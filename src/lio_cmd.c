@@ -28,6 +28,7 @@ struct srpt_buf {
 	struct rdma_rw_ctx rw;
 	bool mapped;
 	bool posted;
+	bool page_wr;			/* mapped as the page's own WR, not rw */
 	struct scatterlist *map_sg;	/* the entries mapped ... */
 	unsigned int map_nents;
 	u32 trimmed_len;		/* ... and the last one's length before, if cut */
@@ -63,6 +64,15 @@ struct srpt_os_cmd {
 	 */
 	struct page *page;
 	struct scatterlist page_sg;
+	/*
+	 * Where the QP never registers memory for rdma_rw, the page stays
+	 * mapped for DMA as long as it lives, and a transfer from or into
+	 * it is this one work request: what rdma_rw would build for it,
+	 * without mapping and unmapping it per command.
+	 */
+	bool page_dma;
+	struct ib_sge page_sge;
+	struct ib_rdma_wr page_wr;
 	u8 sense[TRANSPORT_SENSE_BUFFER];
 };
 
@@ -131,6 +141,9 @@ void srpt_os_cmd_free(struct srpt_os_cmd *cmd)
 		return;
 	ib_dma_unmap_single(cmd->ch->sdev->ib, cmd->rsp_sge.addr, cmd->rsp_size,
 			    DMA_TO_DEVICE);
+	if (cmd->page_dma)
+		ib_dma_unmap_page(cmd->ch->sdev->ib, cmd->page_sge.addr,
+				  PAGE_SIZE, DMA_BIDIRECTIONAL);
 	if (cmd->page)
 		__free_page(cmd->page);
 	kfree(cmd->rsp_buf);
@@ -186,6 +199,25 @@ int srpt_os_cmd_bufs_prepare(struct srpt_os_cmd *cmd, u32 count,
 	return 0;
 }
 
+/* Keeps the new page mapped if transfers can use it that way; else rdma_rw maps it. */
+static void srpt_map_own_page(struct srpt_os_cmd *cmd)
+{
+	struct srpt_os_channel *ch = cmd->ch;
+	struct ib_device *ib = ch->sdev->ib;
+	u64 addr;
+
+	if (ch->rw_mrs)
+		return;
+	addr = ib_dma_map_page(ib, cmd->page, 0, PAGE_SIZE, DMA_BIDIRECTIONAL);
+	if (ib_dma_mapping_error(ib, addr))
+		return;
+	cmd->page_sge.addr = addr;
+	cmd->page_sge.lkey = ch->sdev->pd->local_dma_lkey;
+	cmd->page_wr.wr.sg_list = &cmd->page_sge;
+	cmd->page_wr.wr.num_sge = 1;
+	cmd->page_dma = true;
+}
+
 /*
  * The context's own page as the whole of @buf, @len bytes of it. Its one
  * entry is rebuilt per command, inline (sg_init_table() is a call), and
@@ -194,10 +226,12 @@ int srpt_os_cmd_bufs_prepare(struct srpt_os_cmd *cmd, u32 count,
  */
 static int srpt_own_page(struct srpt_os_cmd *cmd, struct srpt_buf *buf, u32 len)
 {
-	if (!cmd->page)
+	if (!cmd->page) {
 		cmd->page = alloc_page(GFP_KERNEL);
-	if (!cmd->page)
-		return -ENOMEM;
+		if (!cmd->page)
+			return -ENOMEM;
+		srpt_map_own_page(cmd);
+	}
 	memset(&cmd->page_sg, 0, sizeof(cmd->page_sg));
 	sg_set_page(&cmd->page_sg, cmd->page, len, 0);
 	sg_mark_end(&cmd->page_sg);
@@ -226,6 +260,7 @@ int srpt_os_cmd_buf_add(struct srpt_os_cmd *cmd, u64 va, u32 rkey, u32 len)
 	buf->rkey = rkey;
 	buf->mapped = false;
 	buf->posted = false;
+	buf->page_wr = false;
 	/* LIO sees one scatterlist: chain this buffer's behind the last. */
 	if (cmd->n_bufs) {
 		prev = &cmd->bufs[cmd->n_bufs - 1];
@@ -243,6 +278,30 @@ int srpt_os_cmd_buf_add(struct srpt_os_cmd *cmd, u64 va, u32 rkey, u32 len)
 static enum dma_data_direction srpt_rdma_dir(struct srpt_os_cmd *cmd)
 {
 	return cmd->dir == DMA_TO_DEVICE ? DMA_FROM_DEVICE : DMA_TO_DEVICE;
+}
+
+/*
+ * @len bytes of the mapped page, at most what LIO has in it: the one WR
+ * rdma_rw would build (rdma_rw_init_single_wr()).
+ */
+static int srpt_page_wr_map(struct srpt_os_cmd *cmd, struct srpt_buf *buf,
+			    u32 len)
+{
+	struct ib_rdma_wr *wr = &cmd->page_wr;
+
+	if (WARN_ON_ONCE(len > buf->sg->length))
+		return -EINVAL;
+	ib_dma_sync_single_for_device(cmd->ch->sdev->ib, cmd->page_sge.addr,
+				      len, DMA_BIDIRECTIONAL);
+	cmd->page_sge.length = len;
+	wr->wr.opcode = srpt_rdma_dir(cmd) == DMA_TO_DEVICE ?
+		IB_WR_RDMA_WRITE : IB_WR_RDMA_READ;
+	wr->remote_addr = buf->va;
+	wr->rkey = buf->rkey;
+	buf->page_wr = true;
+	buf->mapped = true;
+	buf->posted = false;
+	return 1;
 }
 
 int srpt_os_cmd_rdma_map(struct srpt_os_cmd *cmd, u32 b, u32 off, u32 len)
@@ -263,6 +322,9 @@ int srpt_os_cmd_rdma_map(struct srpt_os_cmd *cmd, u32 b, u32 off, u32 len)
 	last = (off + len - 1) >> PAGE_SHIFT;
 	if (WARN_ON_ONCE(last >= buf->nents))
 		return -EINVAL;
+	/* The page is one entry: a piece of it starts at 0 (checked above). */
+	if (buf->sg == &cmd->page_sg && cmd->page_dma)
+		return srpt_page_wr_map(cmd, buf, len);
 	/* rdma_rw moves whole entries: cut the last one to the piece's end. */
 	end = &buf->sg[last];
 	end_len = off + len - (last << PAGE_SHIFT);
@@ -293,12 +355,19 @@ static void srpt_buf_unmap(struct srpt_os_cmd *cmd, struct srpt_buf *buf)
 
 	if (!buf->mapped)
 		return;
+	buf->mapped = false;
+	buf->posted = false;
+	if (buf->page_wr) {
+		buf->page_wr = false;
+		ib_dma_sync_single_for_cpu(ch->sdev->ib, cmd->page_sge.addr,
+					   cmd->page_sge.length,
+					   DMA_BIDIRECTIONAL);
+		return;
+	}
 	rdma_rw_ctx_destroy(&buf->rw, ch->qp, ch->port_num, buf->map_sg,
 			    buf->map_nents, srpt_rdma_dir(cmd));
 	if (buf->trimmed_len)
 		buf->map_sg[buf->map_nents - 1].length = buf->trimmed_len;
-	buf->mapped = false;
-	buf->posted = false;
 }
 
 void srpt_os_cmd_rdma_unmap(struct srpt_os_cmd *cmd, u32 b)
@@ -376,6 +445,19 @@ void srpt_os_cmd_execute(struct srpt_os_cmd *cmd)
 	target_execute_cmd(&cmd->se_cmd);
 }
 
+/* As rdma_rw_ctx_wrs(): signalled with @cqe unless @next follows it. */
+static struct ib_send_wr *srpt_page_wr_chain(struct srpt_os_cmd *cmd,
+					     struct ib_cqe *cqe,
+					     struct ib_send_wr *next)
+{
+	struct ib_send_wr *wr = &cmd->page_wr.wr;
+
+	wr->next = next;
+	wr->wr_cqe = next ? NULL : cqe;
+	wr->send_flags = next ? 0 : IB_SEND_SIGNALED;
+	return wr;
+}
+
 int srpt_os_cmd_post(struct srpt_os_cmd *cmd, u32 rsp_len)
 {
 	struct srpt_os_channel *ch = cmd->ch;
@@ -396,8 +478,11 @@ int srpt_os_cmd_post(struct srpt_os_cmd *cmd, u32 rsp_len)
 
 		if (!buf->mapped || buf->posted)
 			continue;
-		first_wr = rdma_rw_ctx_wrs(&buf->rw, ch->qp, ch->port_num, cqe,
-					   first_wr);
+		if (buf->page_wr)
+			first_wr = srpt_page_wr_chain(cmd, cqe, first_wr);
+		else
+			first_wr = rdma_rw_ctx_wrs(&buf->rw, ch->qp,
+						   ch->port_num, cqe, first_wr);
 		cqe = NULL;
 		buf->posted = true;
 	}
