@@ -85,6 +85,7 @@
 #define SEG_UNIT		512	/* io: descriptor lengths are multiples */
 #define MIB			(1024 * 1024)
 #define FILL_B			0xb5	/* short-read: the buffer before a read */
+#define PAGE_BYTES		4096	/* short-read: a buffer of one page */
 
 #define WR_SEND			(1ull << 32)	/* wr_id: kind | ring index */
 #define ARRAY_SIZE(a)		(sizeof(a) / sizeof((a)[0]))
@@ -1069,13 +1070,13 @@ static bool is_a_block(const uint8_t *p)
 }
 
 /*
- * After a data-in command of XFER bytes into SEGS (covering 1 MiB) of a
- * buffer filled with FILL_B: how many of the transferred bytes differ from
+ * After a data-in command of XFER bytes into SEGS (covering TOTAL bytes)
+ * of a buffer filled with FILL_B: how many of the transferred bytes differ from
  * pattern A, how many bytes past XFER changed, how many of those are zero,
  * and how many lie in 512-byte blocks of pattern A: data written earlier.
  */
-static void count_bytes(const struct cmd *cmd, const struct seg *segs, int n, size_t xfer,
-			size_t *bad, size_t *changed, size_t *zero, size_t *old)
+static void count_bytes(const struct cmd *cmd, const struct seg *segs, int n, size_t total,
+			size_t xfer, size_t *bad, size_t *changed, size_t *zero, size_t *old)
 {
 	static uint8_t t[MIB];	/* the transfer in logical order */
 	size_t l;
@@ -1084,7 +1085,7 @@ static void count_bytes(const struct cmd *cmd, const struct seg *segs, int n, si
 	for (i = 0; i < n; i++)
 		memcpy(t + segs[i].loff, cmd->data + segs[i].off, segs[i].len);
 	*bad = *changed = *zero = *old = 0;
-	for (l = 0; l < MIB; l++) {
+	for (l = 0; l < total; l++) {
 		if (l < xfer) {
 			*bad += t[l] != pattern_a(l);
 		} else if (t[l] != FILL_B) {
@@ -1092,16 +1093,17 @@ static void count_bytes(const struct cmd *cmd, const struct seg *segs, int n, si
 			*zero += !t[l];
 		}
 	}
-	for (l = (xfer + 511) & ~(size_t)511; l < MIB; l += 512)
+	for (l = (xfer + 511) & ~(size_t)511; l < total; l += 512)
 		*old += is_a_block(t + l) ? 512 : 0;
 }
 
-/* A read of LEN bytes (one block, or INQUIRY's 36) into 1 MiB of SEGS. */
+/* A read of LEN bytes (one block, or INQUIRY's 36) into TOTAL bytes of SEGS. */
 static int short_read_check(struct conn *c, const char *name, const uint8_t *cdb, size_t len,
-			    const struct seg *segs, int n, bool indirect, bool check_a)
+			    const struct seg *segs, int n, size_t total, bool indirect,
+			    bool check_a)
 {
 	struct cmd *cmd = &c->cmds[0];
-	size_t bad, changed, zero, old, want_res = MIB - len;
+	size_t bad, changed, zero, old, want_res = total - len;
 
 	memset(cmd->data, FILL_B, MIB);
 	if (cmd_build(cmd, cdb, DIR_IN, segs, n, indirect, 0) || cmd_run(cmd, name))
@@ -1111,22 +1113,22 @@ static int short_read_check(struct conn *c, const char *name, const uint8_t *cdb
 	else
 		fail("%s: %s, flags 0x%02x, residual %u; expected GOOD, DIUNDER, residual %zu",
 		     name, status_str(cmd), cmd->flags, cmd->di_res, want_res);
-	count_bytes(cmd, segs, n, len, &bad, &changed, &zero, &old);
+	count_bytes(cmd, segs, n, total, len, &bad, &changed, &zero, &old);
 	if (check_a && bad)
 		fail("%s: %zu of the %zu bytes read differ from the data written", name, bad, len);
 	else if (check_a)
 		ok("%s: the %zu bytes read are the data written", name, len);
 	if (changed)
 		fail("%s: %zu of %zu bytes past the %zu-byte transfer changed (%zu zero, %zu in 512-byte blocks of the data written before)",
-		     name, changed, MIB - len, len, zero, old);
+		     name, changed, total - len, len, zero, old);
 	else
-		ok("%s: 0 of %zu bytes past the %zu-byte transfer changed", name, MIB - len, len);
+		ok("%s: 0 of %zu bytes past the %zu-byte transfer changed", name, total - len, len);
 	return 0;
 }
 
 static void do_short_read(void)
 {
-	struct seg direct = { .len = MIB }, ind[4];
+	struct seg direct = { .len = MIB }, page = { .len = PAGE_BYTES }, ind[4];
 	uint8_t cdb[16];
 	struct cmd *cmd;
 	size_t i;
@@ -1164,7 +1166,8 @@ static void do_short_read(void)
 	ok("READ(10): the 1 MiB written reads back");
 
 	cdb_rw10(cdb, false, 0, 1);
-	if (short_read_check(g.conn[0], "short-read direct", cdb, g.bs, &direct, 1, false, true))
+	if (short_read_check(g.conn[0], "short-read direct", cdb, g.bs, &direct, 1, MIB, false,
+			     true))
 		goto out;
 	/*
 	 * Four 256 KiB pieces in reverse order: a target that takes the
@@ -1175,12 +1178,41 @@ static void do_short_read(void)
 		ind[i].off = (3 - i) * (MIB / 4);
 		ind[i].len = MIB / 4;
 	}
-	if (short_read_check(g.conn[0], "short-read indirect", cdb, g.bs, ind, 4, true, true))
+	if (short_read_check(g.conn[0], "short-read indirect", cdb, g.bs, ind, 4, MIB, true, true))
 		goto out;
 	memset(cdb, 0, sizeof(cdb));
 	cdb[0] = 0x12;			/* INQUIRY, allocation length 36 */
 	put_be(cdb + 3, 2, 36);
-	short_read_check(g.conn[0], "short-read inquiry", cdb, 36, &direct, 1, false, false);
+	if (short_read_check(g.conn[0], "short-read inquiry", cdb, 36, &direct, 1, MIB, false,
+			     false))
+		goto out;
+	/*
+	 * A buffer of one page: a target may serve it from memory of its
+	 * own that it reuses, and the last read left pattern A in it.
+	 */
+	cdb_rw10(cdb, false, 0, PAGE_BYTES / g.bs);
+	memset(cmd->data, FILL_B, PAGE_BYTES);
+	if (cmd_run_direct(cmd, cdb, DIR_IN, PAGE_BYTES, "READ(10) of 4 KiB"))
+		goto out;
+	for (i = 0; i < PAGE_BYTES && cmd->data[i] == pattern_a(i); i++)
+		;
+	if (cmd->status != ST_GOOD || i < PAGE_BYTES) {
+		fail("READ(10) of 4 KiB at LBA 0: %s, first difference at byte %zu",
+		     status_str(cmd), i);
+		goto out;
+	}
+	ok("READ(10): 4 KiB of pattern A into a 4 KiB buffer");
+	if (g.bs < PAGE_BYTES) {
+		cdb_rw10(cdb, false, 0, 1);
+		if (short_read_check(g.conn[0], "short-read page", cdb, g.bs, &page, 1,
+				     PAGE_BYTES, false, true))
+			goto out;
+	}
+	memset(cdb, 0, sizeof(cdb));
+	cdb[0] = 0x12;
+	put_be(cdb + 3, 2, 36);
+	short_read_check(g.conn[0], "short-read page inquiry", cdb, 36, &page, 1, PAGE_BYTES,
+			 false, false);
 out:
 	close_all();
 }
