@@ -36,19 +36,26 @@ u32 scsi_cdb_size(const u8 *cdb)
 
 namespace {
 
+/* The task attribute's three bits, indexed: the kernel builds without jump tables. */
+struct TaskAttrs {
+	srpt_task_attr of[8];
+};
+
+constexpr TaskAttrs kTaskAttrs = [] {
+	TaskAttrs t{};
+
+	/* ORDERED, and the reserved values as the safest order. */
+	for (srpt_task_attr &a : t.of)
+		a = SRPT_TASK_ORDERED;
+	t.of[srp::kTaskSimple] = SRPT_TASK_SIMPLE;
+	t.of[srp::kTaskHeadOfQueue] = SRPT_TASK_HEAD_OF_QUEUE;
+	t.of[srp::kTaskAca] = SRPT_TASK_ACA;
+	return t;
+}();
+
 srpt_task_attr task_attr(u8 v)
 {
-	switch (v & 0x7) {
-	case srp::kTaskSimple:
-		return SRPT_TASK_SIMPLE;
-	case srp::kTaskHeadOfQueue:
-		return SRPT_TASK_HEAD_OF_QUEUE;
-	case srp::kTaskAca:
-		return SRPT_TASK_ACA;
-	default:
-		/* ORDERED, and the reserved values as the safest order. */
-		return SRPT_TASK_ORDERED;
-	}
+	return kTaskAttrs.of[v & 0x7];
 }
 
 } // namespace
