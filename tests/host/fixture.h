@@ -71,3 +71,4 @@ using Ktl = CoreTest;
 using Params = CoreTest;
 using PortName = CoreTest;
 using InitiatorId = CoreTest;
+using Stats = CoreTest;

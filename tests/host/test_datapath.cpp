@@ -1163,6 +1163,25 @@ TEST_F(Datapath, ACommandCountedInPartIsInTheSampledDepth)
 	EXPECT_EQ(4096u, after.get(srpt::Stat::kBytesRead));
 }
 
+TEST_F(Stats, LatencyGoesToTheBucketOfItsDecade)
+{
+	const struct {
+		std::uint64_t ns;
+		int bucket;
+	} cases[] = {
+		{0, 0}, {99'999, 0}, {100'000, 1}, {999'999, 1}, {1'000'000, 2},
+		{9'999'999, 2}, {10'000'000, 3}, {99'999'999, 3}, {100'000'000, 4},
+		{999'999'999, 4}, {1'000'000'000, 5}, {~std::uint64_t{0}, 5},
+	};
+	for (const auto &c : cases) {
+		srpt::Counters s;
+
+		s.latency(c.ns);
+		for (int i = 0; i < srpt::kLatencyBuckets; i++)
+			EXPECT_EQ(i == c.bucket ? 1u : 0u, s.bucket(i)) << c.ns << " ns, bucket " << i;
+	}
+}
+
 namespace {
 
 /* Busy for about @n loop turns: shifts one side of a race against the other. */
