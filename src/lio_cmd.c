@@ -28,7 +28,7 @@ struct srpt_buf {
 	struct rdma_rw_ctx rw;
 	bool mapped;
 	bool posted;
-	bool page_wr;			/* mapped as the page's own WR, not rw */
+	bool page_wr;			/* the mapped page, moved by its own WR */
 	struct scatterlist *map_sg;	/* the entries mapped ... */
 	unsigned int map_nents;
 	u32 trimmed_len;		/* ... and the last one's length before, if cut */
@@ -237,6 +237,7 @@ static int srpt_own_page(struct srpt_os_cmd *cmd, struct srpt_buf *buf, u32 len)
 	sg_mark_end(&cmd->page_sg);
 	buf->sg = &cmd->page_sg;
 	buf->nents = 1;
+	buf->page_wr = cmd->page_dma;
 	return 0;
 }
 
@@ -248,6 +249,7 @@ int srpt_os_cmd_buf_add(struct srpt_os_cmd *cmd, u64 va, u32 rkey, u32 len)
 	if (WARN_ON_ONCE(cmd->n_bufs >= cmd->max_bufs))
 		return -EINVAL;
 	buf = &cmd->bufs[cmd->n_bufs];
+	buf->page_wr = false;
 	if (cmd->max_bufs == 1 && len <= PAGE_SIZE)
 		ret = srpt_own_page(cmd, buf, len);
 	else
@@ -260,7 +262,6 @@ int srpt_os_cmd_buf_add(struct srpt_os_cmd *cmd, u64 va, u32 rkey, u32 len)
 	buf->rkey = rkey;
 	buf->mapped = false;
 	buf->posted = false;
-	buf->page_wr = false;
 	/* LIO sees one scatterlist: chain this buffer's behind the last. */
 	if (cmd->n_bufs) {
 		prev = &cmd->bufs[cmd->n_bufs - 1];
@@ -298,7 +299,6 @@ static int srpt_page_wr_map(struct srpt_os_cmd *cmd, struct srpt_buf *buf,
 		IB_WR_RDMA_WRITE : IB_WR_RDMA_READ;
 	wr->remote_addr = buf->va;
 	wr->rkey = buf->rkey;
-	buf->page_wr = true;
 	buf->mapped = true;
 	buf->posted = false;
 	return 1;
@@ -323,7 +323,7 @@ int srpt_os_cmd_rdma_map(struct srpt_os_cmd *cmd, u32 b, u32 off, u32 len)
 	if (WARN_ON_ONCE(last >= buf->nents))
 		return -EINVAL;
 	/* The page is one entry: a piece of it starts at 0 (checked above). */
-	if (buf->sg == &cmd->page_sg && cmd->page_dma)
+	if (buf->page_wr)
 		return srpt_page_wr_map(cmd, buf, len);
 	/* rdma_rw moves whole entries: cut the last one to the piece's end. */
 	end = &buf->sg[last];
@@ -349,7 +349,8 @@ int srpt_os_cmd_rdma_map(struct srpt_os_cmd *cmd, u32 b, u32 off, u32 len)
 }
 
 /* Undoes srpt_os_cmd_rdma_map() for @buf, if it is mapped. */
-static void srpt_buf_unmap(struct srpt_os_cmd *cmd, struct srpt_buf *buf)
+static __always_inline void srpt_buf_unmap(struct srpt_os_cmd *cmd,
+					   struct srpt_buf *buf)
 {
 	struct srpt_os_channel *ch = cmd->ch;
 
@@ -358,7 +359,6 @@ static void srpt_buf_unmap(struct srpt_os_cmd *cmd, struct srpt_buf *buf)
 	buf->mapped = false;
 	buf->posted = false;
 	if (buf->page_wr) {
-		buf->page_wr = false;
 		ib_dma_sync_single_for_cpu(ch->sdev->ib, cmd->page_sge.addr,
 					   cmd->page_sge.length,
 					   DMA_BIDIRECTIONAL);
