@@ -1126,6 +1126,35 @@ static int short_read_check(struct conn *c, const char *name, const uint8_t *cdb
 	return 0;
 }
 
+/* INQUIRY with an allocation length of 36. */
+static void cdb_inquiry36(uint8_t *cdb)
+{
+	memset(cdb, 0, 16);
+	cdb[0] = 0x12;
+	put_be(cdb + 3, 2, 36);
+}
+
+/* READ(10)s LEN bytes at LBA 0 into a buffer of LEN: 0 if they are pattern A. */
+static int read_back_a(struct cmd *cmd, size_t len, const char *what)
+{
+	uint8_t cdb[16];
+	size_t i;
+
+	cdb_rw10(cdb, false, 0, len / g.bs);
+	memset(cmd->data, FILL_B, len);
+	if (cmd_run_direct(cmd, cdb, DIR_IN, len, "READ(10)"))
+		return -EIO;
+	for (i = 0; i < len && cmd->data[i] == pattern_a(i); i++)
+		;
+	if (cmd->status != ST_GOOD || i < len) {
+		fail("READ(10) of %s at LBA 0: %s, first difference at byte %zu", what,
+		     status_str(cmd), i);
+		return -EIO;
+	}
+	ok("READ(10): %s of pattern A into a buffer of %s", what, what);
+	return 0;
+}
+
 static void do_short_read(void)
 {
 	struct seg direct = { .len = MIB }, page = { .len = PAGE_BYTES }, ind[4];
@@ -1152,18 +1181,8 @@ static void do_short_read(void)
 	}
 	ok("WRITE(10): 1 MiB of pattern A at LBA 0 (%u blocks, direct descriptor)", MIB / g.bs);
 	/* Read it all back: a target that recycles its buffers now holds A. */
-	memset(cmd->data, FILL_B, MIB);
-	cdb_rw10(cdb, false, 0, MIB / g.bs);
-	if (cmd_run_direct(cmd, cdb, DIR_IN, MIB, "READ(10) of 1 MiB"))
+	if (read_back_a(cmd, MIB, "1 MiB"))
 		goto out;
-	for (i = 0; i < MIB && cmd->data[i] == pattern_a(i); i++)
-		;
-	if (cmd->status != ST_GOOD || i < MIB) {
-		fail("READ(10) of 1 MiB at LBA 0: %s, first difference at byte %zu",
-		     status_str(cmd), i);
-		goto out;
-	}
-	ok("READ(10): the 1 MiB written reads back");
 
 	cdb_rw10(cdb, false, 0, 1);
 	if (short_read_check(g.conn[0], "short-read direct", cdb, g.bs, &direct, 1, MIB, false,
@@ -1180,9 +1199,7 @@ static void do_short_read(void)
 	}
 	if (short_read_check(g.conn[0], "short-read indirect", cdb, g.bs, ind, 4, MIB, true, true))
 		goto out;
-	memset(cdb, 0, sizeof(cdb));
-	cdb[0] = 0x12;			/* INQUIRY, allocation length 36 */
-	put_be(cdb + 3, 2, 36);
+	cdb_inquiry36(cdb);
 	if (short_read_check(g.conn[0], "short-read inquiry", cdb, 36, &direct, 1, MIB, false,
 			     false))
 		goto out;
@@ -1190,27 +1207,15 @@ static void do_short_read(void)
 	 * A buffer of one page: a target may serve it from memory of its
 	 * own that it reuses, and the last read left pattern A in it.
 	 */
-	cdb_rw10(cdb, false, 0, PAGE_BYTES / g.bs);
-	memset(cmd->data, FILL_B, PAGE_BYTES);
-	if (cmd_run_direct(cmd, cdb, DIR_IN, PAGE_BYTES, "READ(10) of 4 KiB"))
+	if (read_back_a(cmd, PAGE_BYTES, "4 KiB"))
 		goto out;
-	for (i = 0; i < PAGE_BYTES && cmd->data[i] == pattern_a(i); i++)
-		;
-	if (cmd->status != ST_GOOD || i < PAGE_BYTES) {
-		fail("READ(10) of 4 KiB at LBA 0: %s, first difference at byte %zu",
-		     status_str(cmd), i);
-		goto out;
-	}
-	ok("READ(10): 4 KiB of pattern A into a 4 KiB buffer");
 	if (g.bs < PAGE_BYTES) {
 		cdb_rw10(cdb, false, 0, 1);
 		if (short_read_check(g.conn[0], "short-read page", cdb, g.bs, &page, 1,
 				     PAGE_BYTES, false, true))
 			goto out;
 	}
-	memset(cdb, 0, sizeof(cdb));
-	cdb[0] = 0x12;
-	put_be(cdb + 3, 2, 36);
+	cdb_inquiry36(cdb);
 	short_read_check(g.conn[0], "short-read page inquiry", cdb, 36, &page, 1, PAGE_BYTES,
 			 false, false);
 out:
