@@ -100,8 +100,16 @@ int srpt_os_channel_create_qp(struct srpt_os_channel *ch,
 		return ret;
 	}
 	ch->qp = qp;
-	/* rdma_rw keeps an MR pool only for a QP it may register memory on. */
-	ch->rw_mrs = !list_empty(&qp->rdma_mrs);
+	/*
+	 * rdma_rw registers memory for an RDMA WRITE only when ib_core's
+	 * force_mr asks for it, which a ULP cannot read: on a device that
+	 * is not iWARP and has no max_sgl_rd it is the one reason for an
+	 * MR pool (rdma_rw_can_use_mr()). Elsewhere force_mr, a debugging
+	 * option, does not reach a page's read data (srpt_map_own_page()).
+	 */
+	ch->rw_forced_mr = !list_empty(&qp->rdma_mrs) &&
+			   !rdma_protocol_iwarp(ib, ch->port_num) &&
+			   !ib->attrs.max_sgl_rd;
 	ch->cq = cq;
 	ch->cq_size = p->cq_size;
 	ch->rd_atomic = p->rd_atomic;

@@ -28,7 +28,7 @@ struct srpt_buf {
 	struct rdma_rw_ctx rw;
 	bool mapped;
 	bool posted;
-	bool page_wr;			/* the mapped page, moved by its own WR */
+	bool page_wr;			/* the mapped page, sent by its own WR */
 	struct scatterlist *map_sg;	/* the entries mapped ... */
 	unsigned int map_nents;
 	u32 trimmed_len;		/* ... and the last one's length before, if cut */
@@ -65,10 +65,12 @@ struct srpt_os_cmd {
 	struct page *page;
 	struct scatterlist page_sg;
 	/*
-	 * Where the QP never registers memory for rdma_rw, the page stays
-	 * mapped for DMA as long as it lives, and a transfer from or into
-	 * it is this one work request: what rdma_rw would build for it,
-	 * without mapping and unmapping it per command.
+	 * Read data sent from the page is this one RDMA WRITE, what rdma_rw
+	 * would build for it, from a mapping made once and kept as long as
+	 * the page: only where the mapping needs no sync (no bounce buffer,
+	 * coherent caches) and rdma_rw would not register memory for it.
+	 * Mapped to the device only, which may not write to it: a backend
+	 * may have its own device write the read data into the page.
 	 */
 	bool page_dma;
 	struct ib_sge page_sge;
@@ -143,7 +145,7 @@ void srpt_os_cmd_free(struct srpt_os_cmd *cmd)
 			    DMA_TO_DEVICE);
 	if (cmd->page_dma)
 		ib_dma_unmap_page(cmd->ch->sdev->ib, cmd->page_sge.addr,
-				  PAGE_SIZE, DMA_BIDIRECTIONAL);
+				  PAGE_SIZE, DMA_TO_DEVICE);
 	if (cmd->page)
 		__free_page(cmd->page);
 	kfree(cmd->rsp_buf);
@@ -199,20 +201,30 @@ int srpt_os_cmd_bufs_prepare(struct srpt_os_cmd *cmd, u32 count,
 	return 0;
 }
 
-/* Keeps the new page mapped if transfers can use it that way; else rdma_rw maps it. */
+/*
+ * Keeps the new page mapped if read data can be sent from it that way;
+ * else rdma_rw maps it per transfer. A mapping that needs syncs (bounce
+ * buffers, non-coherent caches) would copy or flush per transfer anyway,
+ * and kept, it would hold a bounce buffer for the context's life.
+ */
 static void srpt_map_own_page(struct srpt_os_cmd *cmd)
 {
 	struct srpt_os_channel *ch = cmd->ch;
 	struct ib_device *ib = ch->sdev->ib;
 	u64 addr;
 
-	if (ch->rw_mrs)
+	if (ch->rw_forced_mr)
 		return;
-	addr = ib_dma_map_page(ib, cmd->page, 0, PAGE_SIZE, DMA_BIDIRECTIONAL);
+	addr = ib_dma_map_page(ib, cmd->page, 0, PAGE_SIZE, DMA_TO_DEVICE);
 	if (ib_dma_mapping_error(ib, addr))
 		return;
+	if (!ib_uses_virt_dma(ib) && dma_need_sync(ib->dma_device, addr)) {
+		ib_dma_unmap_page(ib, addr, PAGE_SIZE, DMA_TO_DEVICE);
+		return;
+	}
 	cmd->page_sge.addr = addr;
 	cmd->page_sge.lkey = ch->sdev->pd->local_dma_lkey;
+	cmd->page_wr.wr.opcode = IB_WR_RDMA_WRITE;
 	cmd->page_wr.wr.sg_list = &cmd->page_sge;
 	cmd->page_wr.wr.num_sge = 1;
 	cmd->page_dma = true;
@@ -237,7 +249,7 @@ static int srpt_own_page(struct srpt_os_cmd *cmd, struct srpt_buf *buf, u32 len)
 	sg_mark_end(&cmd->page_sg);
 	buf->sg = &cmd->page_sg;
 	buf->nents = 1;
-	buf->page_wr = cmd->page_dma;
+	buf->page_wr = cmd->page_dma && cmd->dir == DMA_FROM_DEVICE;
 	return 0;
 }
 
@@ -282,23 +294,18 @@ static enum dma_data_direction srpt_rdma_dir(struct srpt_os_cmd *cmd)
 }
 
 /*
- * @len bytes of the mapped page, at most what LIO has in it: the one WR
- * rdma_rw would build (rdma_rw_init_single_wr()).
+ * The first @len bytes of the mapped page, as rdma_rw_init_single_wr()
+ * would send them; no sync (srpt_map_own_page()).
  */
 static int srpt_page_wr_map(struct srpt_os_cmd *cmd, struct srpt_buf *buf,
 			    u32 len)
 {
-	struct ib_rdma_wr *wr = &cmd->page_wr;
-
+	/* Past the buffer the page holds what earlier commands left. */
 	if (WARN_ON_ONCE(len > buf->sg->length))
 		return -EINVAL;
-	ib_dma_sync_single_for_device(cmd->ch->sdev->ib, cmd->page_sge.addr,
-				      len, DMA_BIDIRECTIONAL);
 	cmd->page_sge.length = len;
-	wr->wr.opcode = srpt_rdma_dir(cmd) == DMA_TO_DEVICE ?
-		IB_WR_RDMA_WRITE : IB_WR_RDMA_READ;
-	wr->remote_addr = buf->va;
-	wr->rkey = buf->rkey;
+	cmd->page_wr.remote_addr = buf->va;
+	cmd->page_wr.rkey = buf->rkey;
 	buf->mapped = true;
 	buf->posted = false;
 	return 1;
@@ -349,8 +356,7 @@ int srpt_os_cmd_rdma_map(struct srpt_os_cmd *cmd, u32 b, u32 off, u32 len)
 }
 
 /* Undoes srpt_os_cmd_rdma_map() for @buf, if it is mapped. */
-static __always_inline void srpt_buf_unmap(struct srpt_os_cmd *cmd,
-					   struct srpt_buf *buf)
+static void srpt_buf_unmap(struct srpt_os_cmd *cmd, struct srpt_buf *buf)
 {
 	struct srpt_os_channel *ch = cmd->ch;
 
@@ -358,12 +364,9 @@ static __always_inline void srpt_buf_unmap(struct srpt_os_cmd *cmd,
 		return;
 	buf->mapped = false;
 	buf->posted = false;
-	if (buf->page_wr) {
-		ib_dma_sync_single_for_cpu(ch->sdev->ib, cmd->page_sge.addr,
-					   cmd->page_sge.length,
-					   DMA_BIDIRECTIONAL);
+	/* The page stays mapped. */
+	if (buf->page_wr)
 		return;
-	}
 	rdma_rw_ctx_destroy(&buf->rw, ch->qp, ch->port_num, buf->map_sg,
 			    buf->map_nents, srpt_rdma_dir(cmd));
 	if (buf->trimmed_len)

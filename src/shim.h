@@ -126,7 +126,7 @@ struct srpt_os_channel {
 	u16 pkey;
 	u8 rd_atomic;
 	bool use_srq;
-	bool rw_mrs;			/* rdma_rw may register memory on qp */
+	bool rw_forced_mr;		/* force_mr: rdma_rw registers for all */
 	struct ib_qp *qp;
 	struct ib_cq *cq;
 	u32 cq_size;
