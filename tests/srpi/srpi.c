@@ -1205,7 +1205,9 @@ static void do_short_read(void)
 		goto out;
 	/*
 	 * A buffer of one page: a target may serve it from memory of its
-	 * own that it reuses, and the last read left pattern A in it.
+	 * own that it reuses, and the last read left pattern A in it. A
+	 * page it never used holds no FILL_B either: either way a byte sent
+	 * past the transfer shows.
 	 */
 	if (read_back_a(cmd, PAGE_BYTES, "4 KiB"))
 		goto out;

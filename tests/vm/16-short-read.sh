@@ -4,10 +4,11 @@
 # initiator (srpi short-read) writes 1 MiB of one pattern, then READ(10)s
 # one 512-byte block and INQUIRYs 36 bytes into 1 MiB buffers pre-filled
 # with another pattern, through a direct descriptor and an indirect table
-# of four, then does the same into 4 KiB buffers after a 4 KiB read (what
-# a target keeps per command for one page may still hold it): not one
-# byte past the transfer may change, and the residual count must be
-# exact. With per-channel receive rings and with use_srq.
+# of four; then, after a 4 KiB read (a page that a target reuses may
+# still hold it), INQUIRYs and (if the block is smaller) READs a block
+# into 4 KiB buffers: not one byte past the transfer may change, and the
+# residual count must be exact. With per-channel receive rings and with
+# use_srq.
 # vm-timeout: 300
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 . "$SRPT_ROOT/tests/vm/lib.sh"
