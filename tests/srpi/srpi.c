@@ -1097,13 +1097,17 @@ static void count_bytes(const struct cmd *cmd, const struct seg *segs, int n, si
 		*old += is_a_block(t + l) ? 512 : 0;
 }
 
-/* A read of LEN bytes (one block, or INQUIRY's 36) into TOTAL bytes of SEGS. */
+/* A read of LEN bytes (one block, or INQUIRY's 36) into the buffer that SEGS cover. */
 static int short_read_check(struct conn *c, const char *name, const uint8_t *cdb, size_t len,
-			    const struct seg *segs, int n, size_t total, bool indirect,
-			    bool check_a)
+			    const struct seg *segs, int n, bool indirect, bool check_a)
 {
 	struct cmd *cmd = &c->cmds[0];
-	size_t bad, changed, zero, old, want_res = total - len;
+	size_t bad, changed, zero, old, want_res, total = 0;
+	int i;
+
+	for (i = 0; i < n; i++)
+		total += segs[i].len;
+	want_res = total - len;
 
 	memset(cmd->data, FILL_B, MIB);
 	if (cmd_build(cmd, cdb, DIR_IN, segs, n, indirect, 0) || cmd_run(cmd, name))
@@ -1185,8 +1189,7 @@ static void do_short_read(void)
 		goto out;
 
 	cdb_rw10(cdb, false, 0, 1);
-	if (short_read_check(g.conn[0], "short-read direct", cdb, g.bs, &direct, 1, MIB, false,
-			     true))
+	if (short_read_check(g.conn[0], "short-read direct", cdb, g.bs, &direct, 1, false, true))
 		goto out;
 	/*
 	 * Four 256 KiB pieces in reverse order: a target that takes the
@@ -1197,11 +1200,10 @@ static void do_short_read(void)
 		ind[i].off = (3 - i) * (MIB / 4);
 		ind[i].len = MIB / 4;
 	}
-	if (short_read_check(g.conn[0], "short-read indirect", cdb, g.bs, ind, 4, MIB, true, true))
+	if (short_read_check(g.conn[0], "short-read indirect", cdb, g.bs, ind, 4, true, true))
 		goto out;
 	cdb_inquiry36(cdb);
-	if (short_read_check(g.conn[0], "short-read inquiry", cdb, 36, &direct, 1, MIB, false,
-			     false))
+	if (short_read_check(g.conn[0], "short-read inquiry", cdb, 36, &direct, 1, false, false))
 		goto out;
 	/*
 	 * A buffer of one page: a target may serve it from memory of its
@@ -1213,13 +1215,12 @@ static void do_short_read(void)
 		goto out;
 	if (g.bs < PAGE_BYTES) {
 		cdb_rw10(cdb, false, 0, 1);
-		if (short_read_check(g.conn[0], "short-read page", cdb, g.bs, &page, 1,
-				     PAGE_BYTES, false, true))
+		if (short_read_check(g.conn[0], "short-read page", cdb, g.bs, &page, 1, false,
+				     true))
 			goto out;
 	}
 	cdb_inquiry36(cdb);
-	short_read_check(g.conn[0], "short-read page inquiry", cdb, 36, &page, 1, PAGE_BYTES,
-			 false, false);
+	short_read_check(g.conn[0], "short-read page inquiry", cdb, 36, &page, 1, false, false);
 out:
 	close_all();
 }
