@@ -10,6 +10,7 @@
 
 namespace srpt {
 
+using ktl::BeHeader;
 using ktl::BeReader;
 using ktl::size_t;
 
@@ -25,24 +26,26 @@ int fail(const char **why, const char *reason)
 
 RemoteBuffer descriptor_at(ktl::Bytes iu, const DataLayout &layout, u32 i)
 {
-	BeReader r(iu);
-	const size_t off = layout.desc_offset + size_t{i} * srp::direct_desc::kSize;
+	namespace dd = srp::direct_desc;
+	const size_t off = layout.desc_offset + size_t{i} * dd::kSize;
+	const BeHeader<dd::kSize> d(iu.subspan(off, dd::kSize));
 	RemoteBuffer b;
 
-	b.va = r.be64(off + srp::direct_desc::kVa);
-	b.key = r.be32(off + srp::direct_desc::kKey);
-	b.len = r.be32(off + srp::direct_desc::kLen);
+	b.va = d.be64<dd::kVa>();
+	b.key = d.be32<dd::kKey>();
+	b.len = d.be32<dd::kLen>();
 	return b;
 }
 
 int parse_data_descriptors(ktl::Bytes iu, u32 imm_data_offset, DataLayout *out, const char **why)
 {
-	BeReader r(iu);
+	const BeHeader<srp::cmd::kSize> h(iu);
+	const BeReader r(iu);	/* only to check offsets: every read is a header's */
 	DataLayout l;
 
-	if (iu.size() < srp::cmd::kSize)
+	if (!h.ok())
 		return fail(why, "SRP_CMD shorter than 48 bytes");
-	const u8 fmt = r.u8_at(srp::cmd::kBufFmt);
+	const u8 fmt = h.u8_at<srp::cmd::kBufFmt>();
 	const u8 out_fmt = fmt >> 4;
 	const u8 in_fmt = fmt & 0xf;
 	if (out_fmt && in_fmt)
@@ -51,7 +54,7 @@ int parse_data_descriptors(ktl::Bytes iu, u32 imm_data_offset, DataLayout *out, 
 	l.dir = out_fmt ? SRPT_DATA_OUT : in_fmt ? SRPT_DATA_IN : SRPT_DATA_NONE;
 
 	/* ADDITIONAL CDB LENGTH counts 4-byte words in bits 7..2. */
-	const size_t start = srp::cmd::kAddData + (r.u8_at(srp::cmd::kAddCdbLen) & ~3u);
+	const size_t start = srp::cmd::kAddData + (h.u8_at<srp::cmd::kAddCdbLen>() & ~3u);
 
 	switch (kind) {
 	case srp::kDescNone:
@@ -62,20 +65,21 @@ int parse_data_descriptors(ktl::Bytes iu, u32 imm_data_offset, DataLayout *out, 
 		l.kind = DataKind::kDirect;
 		l.desc_offset = static_cast<u32>(start);
 		l.desc_count = 1;
-		l.data_len = r.be32(start + srp::direct_desc::kLen);
+		l.data_len = descriptor_at(iu, l, 0).len;
 		break;
 	}
 	case srp::kDescIndirect: {
 		namespace ind = srp::indirect_desc;
-		if (!r.has(start, ind::kHeaderSize))
+		const BeHeader<ind::kHeaderSize> head(iu.subspan(start, ind::kHeaderSize));
+		if (!head.ok())
 			return fail(why, "indirect descriptor past the end of the IU");
-		const u32 table_len = r.be32(start + ind::kTableDesc + srp::direct_desc::kLen);
-		const u32 total = r.be32(start + ind::kTotalLen);
+		const u32 table_len = head.be32<ind::kTableDesc + srp::direct_desc::kLen>();
+		const u32 total = head.be32<ind::kTotalLen>();
 		if (table_len % srp::direct_desc::kSize)
 			return fail(why, "descriptor table length is not a multiple of 16");
 		const u32 n = table_len / srp::direct_desc::kSize;
-		const u32 in_iu = r.u8_at(l.dir == SRPT_DATA_OUT ? srp::cmd::kDataOutDescCnt
-							  : srp::cmd::kDataInDescCnt);
+		const u32 in_iu = l.dir == SRPT_DATA_OUT ? h.u8_at<srp::cmd::kDataOutDescCnt>()
+							 : h.u8_at<srp::cmd::kDataInDescCnt>();
 		if (n > in_iu)
 			return fail(why, "descriptor table not entirely in the IU (external tables are not supported)");
 		if (!r.has(start + ind::kHeaderSize, size_t{n} * srp::direct_desc::kSize))
@@ -98,9 +102,10 @@ int parse_data_descriptors(ktl::Bytes iu, u32 imm_data_offset, DataLayout *out, 
 			return fail(why, "immediate data was not negotiated at login");
 		if (start + srp::kImmDescSize > imm_data_offset)
 			return fail(why, "immediate data descriptor overlaps the data");
-		if (!r.has(start, srp::kImmDescSize))
+		const BeHeader<srp::kImmDescSize> d(iu.subspan(start, srp::kImmDescSize));
+		if (!d.ok())
 			return fail(why, "immediate data descriptor past the end of the IU");
-		const u32 len = r.be32(start);
+		const u32 len = d.be32<0>();
 		if (!r.has(imm_data_offset, len))
 			return fail(why, "immediate data past the end of the IU");
 		l.kind = DataKind::kImmediate;
@@ -113,8 +118,6 @@ int parse_data_descriptors(ktl::Bytes iu, u32 imm_data_offset, DataLayout *out, 
 	}
 	if (l.data_len > kMaxDataLen)
 		return fail(why, "data length above 16 MiB");
-	if (!r.ok())
-		return fail(why, "descriptor past the end of the IU");
 	*out = l;
 	return 0;
 }

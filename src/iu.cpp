@@ -7,6 +7,7 @@
 
 namespace srpt {
 
+using ktl::BeHeader;
 using ktl::BeReader;
 
 u64 scsilun_to_int(const u8 lun[8])
@@ -62,24 +63,22 @@ srpt_task_attr task_attr(u8 v)
 
 int parse_srp_cmd(ktl::Bytes iu, u32 imm_data_offset, SrpCmd *out, const char **why)
 {
-	BeReader r(iu);
+	const BeHeader<srp::cmd::kSize> h(iu);
 	SrpCmd &c = *out;
-	u8 lun[8];
 
 	c = SrpCmd{};
-	if (iu.size() < srp::cmd::kSize) {
+	if (!h.ok()) {
 		*why = "SRP_CMD shorter than 48 bytes";
-		c.tag = r.be64(srp::cmd::kTag);
+		c.tag = BeReader(iu).be64(srp::cmd::kTag);
 		return -ktl::kEINVAL;
 	}
-	c.tag = r.be64(srp::cmd::kTag);
-	c.sol_not = r.u8_at(srp::cmd::kSolNot);
-	c.task_attr = task_attr(r.u8_at(srp::cmd::kTaskAttr));
-	r.copy(srp::cmd::kLun, lun, sizeof(lun));
-	c.lun = scsilun_to_int(lun);
+	c.tag = h.be64<srp::cmd::kTag>();
+	c.sol_not = h.u8_at<srp::cmd::kSolNot>();
+	c.task_attr = task_attr(h.u8_at<srp::cmd::kTaskAttr>());
+	c.lun = scsilun_to_int(h.bytes<srp::cmd::kLun, 8>());
 
-	const u32 cdb_room = srp::cmd::kCdbSize + (r.u8_at(srp::cmd::kAddCdbLen) & ~3u);
-	if (!r.has(srp::cmd::kCdb, cdb_room)) {
+	const u32 cdb_room = srp::cmd::kCdbSize + (h.u8_at<srp::cmd::kAddCdbLen>() & ~3u);
+	if (!BeReader(iu).has(srp::cmd::kCdb, cdb_room)) {
 		*why = "additional CDB past the end of the IU";
 		return -ktl::kEINVAL;
 	}
@@ -93,18 +92,16 @@ int parse_srp_cmd(ktl::Bytes iu, u32 imm_data_offset, SrpCmd *out, const char **
 
 int parse_srp_tsk_mgmt(ktl::Bytes iu, SrpTskMgmt *out)
 {
-	BeReader r(iu);
+	const BeHeader<srp::tsk_mgmt::kSize> h(iu);
 	SrpTskMgmt t;
-	u8 lun[8];
 
-	if (iu.size() < srp::tsk_mgmt::kSize)
+	if (!h.ok())
 		return -ktl::kEINVAL;
-	t.tag = r.be64(srp::tsk_mgmt::kTag);
-	t.sol_not = r.u8_at(srp::tsk_mgmt::kSolNot);
-	r.copy(srp::tsk_mgmt::kLun, lun, sizeof(lun));
-	t.lun = scsilun_to_int(lun);
-	t.task_tag = r.be64(srp::tsk_mgmt::kTaskTag);
-	t.function = r.u8_at(srp::tsk_mgmt::kFunction);
+	t.tag = h.be64<srp::tsk_mgmt::kTag>();
+	t.sol_not = h.u8_at<srp::tsk_mgmt::kSolNot>();
+	t.lun = scsilun_to_int(h.bytes<srp::tsk_mgmt::kLun, 8>());
+	t.task_tag = h.be64<srp::tsk_mgmt::kTaskTag>();
+	t.function = h.u8_at<srp::tsk_mgmt::kFunction>();
 	switch (t.function) {
 	case srp::kTmfAbortTask:
 		t.tmf = SRPT_TMF_ABORT_TASK;
@@ -126,7 +123,7 @@ int parse_srp_tsk_mgmt(ktl::Bytes iu, SrpTskMgmt *out)
 		break;
 	}
 	*out = t;
-	return r.ok() ? 0 : -ktl::kEINVAL;
+	return 0;
 }
 
 } // namespace srpt

@@ -80,6 +80,48 @@ private:
 	bool ok_;
 };
 
+/* Zeros that a BeHeader of a buffer too short reads instead (src/wire.cpp). */
+constexpr size_t kZeroPadSize = 64;
+extern const u8 kZeroPad[kZeroPadSize];
+
+/*
+ * The fields of a fixed-size header, at constant offsets: its length is
+ * checked once, when the reader is made, and each field's offset when it
+ * is compiled, so that a field costs one load. A buffer shorter than the
+ * header reads as zeros, and ok() is false.
+ */
+template <size_t N> class BeHeader {
+public:
+	static_assert(N <= kZeroPadSize, "header larger than the zero pad");
+
+	constexpr explicit BeHeader(Bytes b) : p_(b.size() >= N ? b.data() : kZeroPad) {}
+
+	bool ok() const { return p_ != kZeroPad; }
+
+	template <size_t Off> u8 u8_at() const { return load<u8, Off>(); }
+	template <size_t Off> u16 be16() const { return load<u16, Off>(); }
+	template <size_t Off> u32 be32() const { return load<u32, Off>(); }
+	template <size_t Off> u64 be64() const { return load<u64, Off>(); }
+	/* The @Len bytes at @Off, as they are. */
+	template <size_t Off, size_t Len> const u8 *bytes() const
+	{
+		static_assert(Off + Len <= N, "field past the header");
+		return p_ + Off;
+	}
+
+private:
+	template <typename T, size_t Off> T load() const
+	{
+		static_assert(Off + sizeof(T) <= N, "field past the header");
+		T v;
+
+		__builtin_memcpy(&v, p_ + Off, sizeof(v));
+		return from_be(v);
+	}
+
+	const u8 *p_;
+};
+
 class BeWriter {
 public:
 	constexpr explicit BeWriter(MutableBytes b) : b_(b), ok_(true) {}

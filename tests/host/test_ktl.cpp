@@ -8,6 +8,7 @@
 #include <ktl/string.h>
 #include <ktl/wire.h>
 
+#include <algorithm>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -122,6 +123,37 @@ TEST_F(Ktl, BeReaderCopyAndSlice)
 		EXPECT_TRUE(s.empty());
 		EXPECT_FALSE(r.ok());
 	}
+}
+
+/* ---- BeHeader ---- */
+
+TEST_F(Ktl, BeHeaderReadsBigEndianAtConstantOffsets)
+{
+	const std::uint8_t b[] = {0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08, 0x09, 0x0a};
+	const ktl::BeHeader<9> h{Bytes(b, sizeof(b))};
+
+	EXPECT_TRUE(h.ok()) << "longer than the header is fine";
+	EXPECT_EQ(0x01, h.u8_at<0>());
+	EXPECT_EQ(0x09, h.u8_at<8>());
+	EXPECT_EQ(0x0203, h.be16<1>());
+	EXPECT_EQ(0x06070809u, h.be32<5>());
+	EXPECT_EQ(0x0203040506070809ull, h.be64<1>());
+	EXPECT_EQ(b + 4, (h.bytes<4, 5>()));
+}
+
+TEST_F(Ktl, BeHeaderOfAShorterBufferIsNotOkAndReadsZeros)
+{
+	const std::uint8_t b[8] = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff};
+	const ktl::BeHeader<9> h{Bytes(b, sizeof(b))};
+
+	EXPECT_FALSE(h.ok());
+	EXPECT_EQ(0, h.u8_at<0>());
+	EXPECT_EQ(0, h.u8_at<8>());
+	EXPECT_EQ(0ull, h.be64<1>());
+	const std::uint8_t *p = h.bytes<0, 9>();
+	EXPECT_TRUE(std::all_of(p, p + 9, [](std::uint8_t v) { return v == 0; }));
+	EXPECT_FALSE(ktl::BeHeader<1>(Bytes()).ok());
+	EXPECT_TRUE(ktl::BeHeader<8>(Bytes(b, sizeof(b))).ok()) << "exactly the header";
 }
 
 /* ---- BeWriter ---- */
