@@ -82,8 +82,7 @@ static void channel_iu_before_rtu_waits_for_live(struct kunit *test)
 	/* Handled in completion context once the zero-length write completes. */
 	KUNIT_ASSERT_EQ(test, fake_channel_complete(ch, FAKE_WR_ZERO_WRITE, true), 0);
 	TF_EXPECT_CALLS(test, ch, mark, FAKE_NOTIFY_ESTABLISHED, FAKE_READY, FAKE_ZERO_WRITE,
-			FAKE_CMD_BUFS_PREPARE, FAKE_CMD_BUF_ADD, FAKE_CMD_INIT, FAKE_CMD_SUBMIT,
-			FAKE_RECV_POST);
+			FAKE_CMD_BUF_ADD, FAKE_CMD_INIT, FAKE_CMD_SUBMIT, FAKE_RECV_POST);
 	cmd = ch->last_cmd;
 	KUNIT_ASSERT_NOT_NULL(test, cmd);
 	KUNIT_EXPECT_EQ(test, cmd->info.tag, 0x42ULL);
@@ -341,8 +340,7 @@ static void channel_srq_shares_receive_buffers(struct kunit *test)
 	len = tf_build_write(iu, 0x51, 0x4000, 9, 512);
 	mark = ch2->n_log;
 	r = tf_send_iu(test, ch2, iu, len);
-	TF_EXPECT_CALLS(test, ch2, mark, FAKE_CMD_BUFS_PREPARE, FAKE_CMD_BUF_ADD, FAKE_CMD_INIT,
-			FAKE_CMD_SUBMIT);
+	TF_EXPECT_CALLS(test, ch2, mark, FAKE_CMD_BUF_ADD, FAKE_CMD_INIT, FAKE_CMD_SUBMIT);
 	KUNIT_EXPECT_TRUE(test, fake_recv_is_posted(r));
 	KUNIT_EXPECT_EQ(test, f->os.srq_posts, 16U + 1);
 	cmd = ch2->last_cmd;

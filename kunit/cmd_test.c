@@ -167,7 +167,7 @@ static void cmd_write_end_to_end(struct kunit *test)
 	/* The initiator's SRP_CMD: LIO gets the command, the buffer goes back. */
 	mark = ch->n_log;
 	r = tf_send_iu(test, ch, iu, len);
-	TF_EXPECT_CALLS(test, ch, mark, FAKE_CMD_BUFS_PREPARE, FAKE_CMD_BUF_ADD, FAKE_CMD_INIT,
+	TF_EXPECT_CALLS(test, ch, mark, FAKE_CMD_BUF_ADD, FAKE_CMD_INIT,
 			FAKE_CMD_SUBMIT, FAKE_RECV_POST);
 	KUNIT_EXPECT_TRUE(test, fake_recv_is_posted(r));
 	KUNIT_EXPECT_EQ(test, r->posts, 2U);
@@ -262,7 +262,7 @@ static void cmd_read_end_to_end(struct kunit *test)
 	len = add_direct(c, false, 0x9000, 0x55, 4096);
 	mark = ch->n_log;
 	tf_send_iu(test, ch, iu, len);
-	TF_EXPECT_CALLS(test, ch, mark, FAKE_CMD_BUFS_PREPARE, FAKE_CMD_BUF_ADD, FAKE_CMD_INIT,
+	TF_EXPECT_CALLS(test, ch, mark, FAKE_CMD_BUF_ADD, FAKE_CMD_INIT,
 			FAKE_CMD_SUBMIT, FAKE_RECV_POST);
 	cmd = ch->last_cmd;
 	KUNIT_ASSERT_NOT_NULL(test, cmd);

@@ -38,7 +38,6 @@ static const char * const fake_call_names[FAKE_NR_CALLS] = {
 	[FAKE_RECV_POST] = "recv_post",
 	[FAKE_CMD_INIT] = "cmd_init",
 	[FAKE_CMD_MAP_IMM] = "cmd_map_imm",
-	[FAKE_CMD_BUFS_PREPARE] = "cmd_bufs_prepare",
 	[FAKE_CMD_BUF_ADD] = "cmd_buf_add",
 	[FAKE_CMD_RDMA_MAP] = "cmd_rdma_map",
 	[FAKE_CMD_RDMA_UNMAP] = "cmd_rdma_unmap",
@@ -691,28 +690,25 @@ void srpt_os_cmd_map_imm(struct srpt_os_cmd *cmd, void *data, u32 len)
 	cmd->imm_len = len;
 }
 
-int srpt_os_cmd_bufs_prepare(struct srpt_os_cmd *cmd, u32 count, enum srpt_data_dir dir)
-{
-	if (!cmd_record(cmd, FAKE_CMD_BUFS_PREPARE))
-		return -EINVAL;
-	if (cmd->rdma_prepared)
-		violation("bufs_prepare twice without release_data");
-	cmd->rdma_prepared = true;
-	cmd->rdma_dir = dir;
-	cmd->rdma_count = count;
-	cmd->rdma_added = 0;
-	cmd->mapped = 0;
-	cmd->posted = 0;
-	cmd->sent_bytes = 0;
-	return 0;
-}
-
-int srpt_os_cmd_buf_add(struct srpt_os_cmd *cmd, u64 va, u32 rkey, u32 len)
+int srpt_os_cmd_buf_add(struct srpt_os_cmd *cmd, u32 count, enum srpt_data_dir dir, u64 va,
+			u32 rkey, u32 len)
 {
 	if (!cmd_record(cmd, FAKE_CMD_BUF_ADD))
 		return -EINVAL;
+	if (!cmd->rdma_prepared) {
+		cmd->rdma_prepared = true;
+		cmd->rdma_dir = dir;
+		cmd->rdma_count = count;
+		cmd->rdma_added = 0;
+		cmd->mapped = 0;
+		cmd->posted = 0;
+		cmd->sent_bytes = 0;
+	} else if (count != cmd->rdma_count || dir != cmd->rdma_dir) {
+		violation("buf_add of %u buffers, direction %d, after %u, direction %d", count, dir,
+			  cmd->rdma_count, cmd->rdma_dir);
+	}
 	if (cmd->rdma_added >= cmd->rdma_count) {
-		violation("buf_add beyond the %u prepared buffers", cmd->rdma_count);
+		violation("buf_add beyond the %u buffers", cmd->rdma_count);
 		return -EINVAL;
 	}
 	if (cmd->rdma_added < FAKE_MAX_RDMA)

@@ -72,7 +72,6 @@ enum fake_call {
 	FAKE_RECV_POST,			/* on the channel's receive queue */
 	FAKE_CMD_INIT,
 	FAKE_CMD_MAP_IMM,
-	FAKE_CMD_BUFS_PREPARE,
 	FAKE_CMD_BUF_ADD,
 	FAKE_CMD_RDMA_MAP,
 	FAKE_CMD_RDMA_UNMAP,
@@ -195,7 +194,7 @@ struct srpt_os_cmd {
 	u8 cdb[16];			/* submit */
 	void *imm_data;			/* map_imm */
 	u32 imm_len;
-	bool rdma_prepared;		/* bufs_prepare, until release_data */
+	bool rdma_prepared;		/* the first buf_add, until release_data */
 	enum srpt_data_dir rdma_dir;
 	u32 rdma_count;
 	u32 rdma_added;			/* buf_add, stored up to FAKE_MAX_RDMA */

@@ -169,16 +169,13 @@ int map_data(Cmd *c, RecvCtx *r, const DataLayout &l)
 		return 0;
 	if (!c->xfer.prepare(count))
 		return -ktl::kENOMEM;
-	int ret = srpt_os_cmd_bufs_prepare(c->os.get(), count, l.dir);
-	if (ret)
-		return ret;
 	/* Local memory only: the transfer is mapped when it goes (see post_step). */
 	for (u32 i = 0; i < l.desc_count; i++) {
 		const RemoteBuffer b = descriptor_at(iu, l, i);
 
 		if (!b.len)
 			continue;
-		ret = srpt_os_cmd_buf_add(c->os.get(), b.va, b.key, b.len);
+		const int ret = srpt_os_cmd_buf_add(c->os.get(), count, l.dir, b.va, b.key, b.len);
 		if (ret)
 			return ret;
 		c->xfer.add(b.len);

@@ -182,9 +182,13 @@ void srpt_os_cmd_map_imm(struct srpt_os_cmd *cmd, void *data, u32 len)
 	cmd->sg_cnt = 1;
 }
 
-int srpt_os_cmd_bufs_prepare(struct srpt_os_cmd *cmd, u32 count,
+/* Room for the command's @count buffers, before the first. */
+static int srpt_bufs_prepare(struct srpt_os_cmd *cmd, u32 count,
 			     enum srpt_data_dir dir)
 {
+	/* The last command's buffers were not released: they would leak. */
+	if (WARN_ON_ONCE(cmd->bufs))
+		return -EINVAL;
 	cmd->dir = srpt_dma_dir(dir);
 	cmd->n_bufs = 0;
 	cmd->sg = NULL;
@@ -236,44 +240,59 @@ static void srpt_map_own_page(struct srpt_os_cmd *cmd)
  * whole: a mapping may leave DMA flags in it (SG_DMA_SWIOTLB) that must
  * not reach the next one.
  */
-static int srpt_own_page(struct srpt_os_cmd *cmd, struct srpt_buf *buf, u32 len)
+static __always_inline void srpt_page_sg(struct srpt_os_cmd *cmd,
+					 struct srpt_buf *buf, u32 len)
 {
-	if (!cmd->page) {
-		cmd->page = alloc_page(GFP_KERNEL);
-		if (!cmd->page)
-			return -ENOMEM;
-		srpt_map_own_page(cmd);
-	}
 	memset(&cmd->page_sg, 0, sizeof(cmd->page_sg));
 	sg_set_page(&cmd->page_sg, cmd->page, len, 0);
 	sg_mark_end(&cmd->page_sg);
 	buf->sg = &cmd->page_sg;
 	buf->nents = 1;
 	buf->page_wr = cmd->page_dma && cmd->dir == DMA_FROM_DEVICE;
-	return 0;
 }
 
-int srpt_os_cmd_buf_add(struct srpt_os_cmd *cmd, u64 va, u32 rkey, u32 len)
+static __always_inline void srpt_buf_remote(struct srpt_buf *buf, u64 va,
+					    u32 rkey)
 {
-	struct srpt_buf *buf, *prev;
-	int ret;
-
-	if (WARN_ON_ONCE(cmd->n_bufs >= cmd->max_bufs))
-		return -EINVAL;
-	buf = &cmd->bufs[cmd->n_bufs];
-	buf->page_wr = false;
-	if (cmd->max_bufs == 1 && len <= PAGE_SIZE)
-		ret = srpt_own_page(cmd, buf, len);
-	else
-		/* All but the last table get room for a chain entry. */
-		ret = target_alloc_sgl(&buf->sg, &buf->nents, len, false,
-				       cmd->n_bufs < cmd->max_bufs - 1);
-	if (ret)
-		return ret;
 	buf->va = va;
 	buf->rkey = rkey;
 	buf->mapped = false;
 	buf->posted = false;
+}
+
+/* srpt_os_cmd_buf_add() for every buffer but one in the page there already. */
+static noinline int srpt_buf_add_slow(struct srpt_os_cmd *cmd, u32 count,
+				      enum srpt_data_dir dir, u64 va, u32 rkey,
+				      u32 len)
+{
+	struct srpt_buf *buf, *prev;
+	int ret;
+
+	if (!cmd->n_bufs) {
+		ret = srpt_bufs_prepare(cmd, count, dir);
+		if (ret)
+			return ret;
+	}
+	if (WARN_ON_ONCE(cmd->n_bufs >= cmd->max_bufs))
+		return -EINVAL;
+	buf = &cmd->bufs[cmd->n_bufs];
+	if (cmd->max_bufs == 1 && len <= PAGE_SIZE) {
+		if (!cmd->page) {
+			cmd->page = alloc_page(GFP_KERNEL);
+			if (!cmd->page)
+				return -ENOMEM;
+			srpt_map_own_page(cmd);
+		}
+		srpt_page_sg(cmd, buf, len);
+	} else {
+		buf->page_wr = false;
+		/* All but the last table get room for a chain entry. */
+		ret = target_alloc_sgl(&buf->sg, &buf->nents, len, false,
+				       cmd->n_bufs < cmd->max_bufs - 1);
+		if (ret)
+			return ret;
+	}
+	srpt_buf_remote(buf, va, rkey);
 	/* LIO sees one scatterlist: chain this buffer's behind the last. */
 	if (cmd->n_bufs) {
 		prev = &cmd->bufs[cmd->n_bufs - 1];
@@ -284,6 +303,28 @@ int srpt_os_cmd_buf_add(struct srpt_os_cmd *cmd, u64 va, u32 rkey, u32 len)
 	}
 	cmd->sg_cnt += buf->nents;
 	cmd->n_bufs++;
+	return 0;
+}
+
+/*
+ * Most commands have one buffer of at most a page, which the context's
+ * page holds once allocated: that case calls nothing, so needs no frame.
+ */
+int srpt_os_cmd_buf_add(struct srpt_os_cmd *cmd, u32 count,
+			enum srpt_data_dir dir, u64 va, u32 rkey, u32 len)
+{
+	struct srpt_buf *buf = &cmd->s_buf;
+
+	if (count != 1 || len > PAGE_SIZE || !cmd->page || cmd->bufs)
+		return srpt_buf_add_slow(cmd, count, dir, va, rkey, len);
+	cmd->dir = srpt_dma_dir(dir);
+	cmd->bufs = buf;
+	cmd->max_bufs = 1;
+	cmd->n_bufs = 1;
+	srpt_page_sg(cmd, buf, len);
+	srpt_buf_remote(buf, va, rkey);
+	cmd->sg = buf->sg;
+	cmd->sg_cnt = 1;
 	return 0;
 }
 

@@ -346,13 +346,15 @@ SRPT_NODISCARD int srpt_os_cmd_init(struct srpt_os_cmd *cmd, struct srpt_cmd_inf
 /* Immediate data: the data buffer is @len bytes at @data (in a receive buffer). */
 void srpt_os_cmd_map_imm(struct srpt_os_cmd *cmd, void *data, srpt_u32 len);
 /*
- * Before srpt_os_cmd_init(): room for @count local buffers, then each
- * buf_add allocates the next, of @len bytes, for remote buffer @va/@rkey.
- * LIO sees them, in order, as one scatterlist. 0 or -ENOMEM.
+ * Before srpt_os_cmd_init(), once for each of the command's @count local
+ * buffers in order: allocates the next, of @len bytes, for remote buffer
+ * @va/@rkey. The first call also makes room for @count and sets the
+ * direction, which later calls repeat (one call per buffer: a single
+ * buffer is the common case). LIO sees the buffers, in order, as one
+ * scatterlist. 0 or -ENOMEM.
  */
-SRPT_NODISCARD int srpt_os_cmd_bufs_prepare(struct srpt_os_cmd *cmd, srpt_u32 count,
-					    enum srpt_data_dir dir);
-SRPT_NODISCARD int srpt_os_cmd_buf_add(struct srpt_os_cmd *cmd, srpt_u64 va, srpt_u32 rkey,
+SRPT_NODISCARD int srpt_os_cmd_buf_add(struct srpt_os_cmd *cmd, srpt_u32 count,
+				       enum srpt_data_dir dir, srpt_u64 va, srpt_u32 rkey,
 				       srpt_u32 len);
 
 /* Where a transfer may start inside a buffer: a page boundary on every kernel. */

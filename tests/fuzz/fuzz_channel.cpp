@@ -450,13 +450,13 @@ void operation(Run &r, Input &in)
 			const char *fn;
 			int err;
 		} fails[] = {
-			{"srpt_os_cmd_init", -ESHUTDOWN}, {"srpt_os_cmd_bufs_prepare", -ENOMEM},
-			{"srpt_os_cmd_buf_add", -ENOMEM}, {"srpt_os_cmd_buf_add", -EINVAL},
+			{"srpt_os_cmd_init", -ESHUTDOWN}, {"srpt_os_cmd_buf_add", -ENOMEM},
+			{"srpt_os_cmd_buf_add", -EINVAL},
 			{"srpt_os_cmd_post", -ENOMEM}, {"srpt_os_cmd_post", -EIO},
 			{"srpt_os_cmd_rdma_map", -EAGAIN}, {"srpt_os_cmd_rdma_map", -EIO},
 			{"srpt_os_cmd_submit_tmr", -ENOMEM}, {"srpt_os_channel_post_zero_write", -EIO},
 		};
-		const auto &f = fails[in.u8() % 10];
+		const auto &f = fails[in.u8() % (sizeof(fails) / sizeof(fails[0]))];
 		fake::fail_call(f.fn, 1, f.err);
 		/* A zero-length write is only refused by a broken QP. */
 		if (!std::strcmp(f.fn, "srpt_os_channel_post_zero_write"))
@@ -600,7 +600,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size
 		   "the port still counts a channel");
 	fake::config().on_submit = nullptr;
 	fake::config().on_submit_tmr = nullptr;
-	for (const char *fn : {"srpt_os_cmd_init", "srpt_os_cmd_bufs_prepare", "srpt_os_cmd_buf_add",
+	for (const char *fn : {"srpt_os_cmd_init", "srpt_os_cmd_buf_add",
 			       "srpt_os_cmd_post", "srpt_os_cmd_rdma_map", "srpt_os_cmd_submit_tmr",
 			       "srpt_os_channel_post_zero_write"})
 		fake::fail_call(fn, 0, 0);

@@ -500,24 +500,8 @@ extern "C" void srpt_os_cmd_map_imm(struct srpt_os_cmd *c, void *data, srpt_u32 
 	c->imm_len = len;
 }
 
-extern "C" int srpt_os_cmd_bufs_prepare(struct srpt_os_cmd *c, srpt_u32 count, enum srpt_data_dir dir)
-{
-	might_sleep("srpt_os_cmd_bufs_prepare");
-	std::lock_guard<std::mutex> g(g_mu);
-	if (!check_cmd_locked(c, "srpt_os_cmd_bufs_prepare"))
-		return -EINVAL;
-	if (const int err = count_call_locked("srpt_os_cmd_bufs_prepare"))
-		return err;
-	if (!c->rdma.empty())
-		violation_locked("srpt_os_cmd_bufs_prepare before the last buffers were released");
-	c->rdma_count = count;
-	c->rdma_dir = dir;
-	c->rdma.clear();
-	c->xfers.clear();
-	return 0;
-}
-
-extern "C" int srpt_os_cmd_buf_add(struct srpt_os_cmd *c, srpt_u64 va, srpt_u32 rkey, srpt_u32 len)
+extern "C" int srpt_os_cmd_buf_add(struct srpt_os_cmd *c, srpt_u32 count, enum srpt_data_dir dir,
+				   srpt_u64 va, srpt_u32 rkey, srpt_u32 len)
 {
 	might_sleep("srpt_os_cmd_buf_add");
 	std::lock_guard<std::mutex> g(g_mu);
@@ -525,8 +509,18 @@ extern "C" int srpt_os_cmd_buf_add(struct srpt_os_cmd *c, srpt_u64 va, srpt_u32 
 		return -EINVAL;
 	if (const int err = count_call_locked("srpt_os_cmd_buf_add"))
 		return err;
+	if (c->rdma_count == 0) {
+		if (!c->rdma.empty())
+			violation_locked("srpt_os_cmd_buf_add before the last buffers were released");
+		c->rdma_count = count;
+		c->rdma_dir = dir;
+		c->rdma.clear();
+		c->xfers.clear();
+	} else if (count != c->rdma_count || dir != c->rdma_dir) {
+		violation_locked("srpt_os_cmd_buf_add with another count or direction than the first");
+	}
 	if (c->rdma.size() >= c->rdma_count)
-		violation_locked("srpt_os_cmd_buf_add beyond the prepared count");
+		violation_locked("srpt_os_cmd_buf_add beyond the buffer count");
 	if (!len)
 		violation_locked("srpt_os_cmd_buf_add of an empty buffer");
 	srpt_os_cmd::Rdma b{};

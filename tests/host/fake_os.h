@@ -216,7 +216,7 @@ struct srpt_os_cmd {
 	std::vector<srpt_u8> cdb;		/* 16 bytes once submitted */
 	void *imm_data = nullptr;
 	srpt_u32 imm_len = 0;
-	srpt_u32 rdma_count = 0;		/* from bufs_prepare */
+	srpt_u32 rdma_count = 0;		/* from the first buf_add */
 	srpt_data_dir rdma_dir = SRPT_DATA_NONE;
 	std::vector<Rdma> rdma;			/* from buf_add */
 	std::vector<Xfer> xfers;		/* every transfer posted, in order */

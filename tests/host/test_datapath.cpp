@@ -228,7 +228,7 @@ TEST_F(Datapath, ZeroLengthTransfers)
 	srpt_os_cmd *r = send_cmd(*ch_, read_cmd(1, 0));
 	ASSERT_NE(nullptr, r);
 	EXPECT_EQ(0u, r->rdma_count);
-	EXPECT_EQ(0, fake::calls("srpt_os_cmd_bufs_prepare"));
+	EXPECT_EQ(0, fake::calls("srpt_os_cmd_buf_add"));
 	lio_respond(r, 0, true);
 	EXPECT_EQ(0, r->responses_with_data.at(0)) << "nothing to write";
 	lio_finish(r);
@@ -266,7 +266,7 @@ TEST_F(Datapath, ImmediateDataHoldsTheReceiveBufferUntilRelease)
 	EXPECT_EQ(512u, c->imm_len);
 	EXPECT_EQ(0u, reinterpret_cast<std::uintptr_t>(c->imm_data) % 512) << "512-byte aligned";
 	EXPECT_EQ(0, std::memcmp(c->imm_data, b.data() + 68, 512));
-	EXPECT_EQ(0, fake::calls("srpt_os_cmd_bufs_prepare"));
+	EXPECT_EQ(0, fake::calls("srpt_os_cmd_buf_add"));
 	EXPECT_EQ(before - 1, posted(*ch_)) << "the command holds the buffer";
 	EXPECT_EQ(ch_, r->received_on);
 
@@ -437,7 +437,7 @@ TEST_F(Datapath, MappingFailures)
 {
 	live();
 	/* Out of memory for the data: TASK SET FULL, no sense; the initiator retries. */
-	fake::fail_call("srpt_os_cmd_bufs_prepare", 1, -ENOMEM);
+	fake::fail_call("srpt_os_cmd_buf_add", 1, -ENOMEM);
 	srpt_os_cmd *c = send_cmd(*ch_, read_cmd(0x61));
 	ASSERT_NE(nullptr, c);
 	EXPECT_EQ(0, c->init_calls);
