@@ -335,14 +335,15 @@ static enum dma_data_direction srpt_rdma_dir(struct srpt_os_cmd *cmd)
 }
 
 /*
- * The first @len bytes of the mapped page, as rdma_rw_init_single_wr()
- * would send them; no sync (srpt_map_own_page()).
+ * The first @len bytes of the mapped page (one entry: a piece of it starts
+ * at 0), as rdma_rw_init_single_wr() would send them; no sync
+ * (srpt_map_own_page()).
  */
 static int srpt_page_wr_map(struct srpt_os_cmd *cmd, struct srpt_buf *buf,
-			    u32 len)
+			    u32 off, u32 len)
 {
 	/* Past the buffer the page holds what earlier commands left. */
-	if (WARN_ON_ONCE(len > buf->sg->length))
+	if (WARN_ON_ONCE(off || len > buf->sg->length))
 		return -EINVAL;
 	cmd->page_sge.length = len;
 	cmd->page_wr.remote_addr = buf->va;
@@ -352,27 +353,21 @@ static int srpt_page_wr_map(struct srpt_os_cmd *cmd, struct srpt_buf *buf,
 	return 1;
 }
 
-int srpt_os_cmd_rdma_map(struct srpt_os_cmd *cmd, u32 b, u32 off, u32 len)
+/* srpt_os_cmd_rdma_map() by rdma_rw: out of line, its frame with it. */
+static noinline int srpt_rw_map(struct srpt_os_cmd *cmd, struct srpt_buf *buf,
+				u32 off, u32 len)
 {
 	struct srpt_os_channel *ch = cmd->ch;
-	struct srpt_buf *buf = &cmd->bufs[b];
 	unsigned int first, last;
 	struct scatterlist *end;
 	u32 end_len;
 	int ret;
 
-	BUILD_BUG_ON(SRPT_RDMA_PIECE_ALIGN % PAGE_SIZE);
-	if (WARN_ON_ONCE(b >= cmd->n_bufs || buf->mapped || !len ||
-			 off % SRPT_RDMA_PIECE_ALIGN))
-		return -EINVAL;
 	/* target_alloc_sgl() made one entry per page. */
 	first = off >> PAGE_SHIFT;
 	last = (off + len - 1) >> PAGE_SHIFT;
 	if (WARN_ON_ONCE(last >= buf->nents))
 		return -EINVAL;
-	/* The page is one entry: a piece of it starts at 0 (checked above). */
-	if (buf->page_wr)
-		return srpt_page_wr_map(cmd, buf, len);
 	/* rdma_rw moves whole entries: cut the last one to the piece's end. */
 	end = &buf->sg[last];
 	end_len = off + len - (last << PAGE_SHIFT);
@@ -394,6 +389,19 @@ int srpt_os_cmd_rdma_map(struct srpt_os_cmd *cmd, u32 b, u32 off, u32 len)
 	buf->mapped = true;
 	buf->posted = false;
 	return ret;
+}
+
+int srpt_os_cmd_rdma_map(struct srpt_os_cmd *cmd, u32 b, u32 off, u32 len)
+{
+	struct srpt_buf *buf = &cmd->bufs[b];
+
+	BUILD_BUG_ON(SRPT_RDMA_PIECE_ALIGN % PAGE_SIZE);
+	if (WARN_ON_ONCE(b >= cmd->n_bufs || buf->mapped || !len ||
+			 off % SRPT_RDMA_PIECE_ALIGN))
+		return -EINVAL;
+	if (buf->page_wr)
+		return srpt_page_wr_map(cmd, buf, off, len);
+	return srpt_rw_map(cmd, buf, off, len);
 }
 
 /* Undoes srpt_os_cmd_rdma_map() for @buf, if it is mapped. */
