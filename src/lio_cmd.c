@@ -75,6 +75,11 @@ struct srpt_os_cmd {
 	bool page_dma;
 	struct ib_sge page_sge;
 	struct ib_rdma_wr page_wr;
+	/*
+	 * Where a failed post says which WR failed, unread: here rather
+	 * than on the stack, which would cost the post a stack check.
+	 */
+	const struct ib_send_wr *bad_wr;
 	u8 sense[TRANSPORT_SENSE_BUFFER];
 };
 
@@ -540,7 +545,7 @@ int srpt_os_cmd_post(struct srpt_os_cmd *cmd, u32 rsp_len)
 	}
 	if (WARN_ON_ONCE(!first_wr))
 		return -EINVAL;
-	return ib_post_send(ch->qp, first_wr, NULL);
+	return srpt_post_send(ch->qp, first_wr, &cmd->bad_wr);
 }
 
 void srpt_os_cmd_put(struct srpt_os_cmd *cmd)

@@ -20,6 +20,8 @@ struct srpt_os_recv {
 	/* Its receive WR, built once: every repost posts the same. */
 	struct ib_sge sge;
 	struct ib_recv_wr wr;
+	/* A failed post's bad WR, unread: not on the stack (no stack check). */
+	const struct ib_recv_wr *bad_wr;
 };
 
 static void srpt_recv_done(struct ib_cq *cq, struct ib_wc *wc)
@@ -91,8 +93,8 @@ int srpt_os_recv_post(struct srpt_os_device *sdev, struct srpt_os_channel *ch,
 	ib_dma_sync_single_for_device(sdev->ib, r->sge.addr, r->sge.length,
 				      DMA_FROM_DEVICE);
 	if (ch)
-		return ib_post_recv(ch->qp, &r->wr, NULL);
-	return ib_post_srq_recv(sdev->srq, &r->wr, NULL);
+		return srpt_post_recv(ch->qp, &r->wr, &r->bad_wr);
+	return srpt_post_srq_recv(sdev->srq, &r->wr, &r->bad_wr);
 }
 
 /* srpt_srq_event */

@@ -190,4 +190,38 @@ void srpt_aborted_task(struct se_cmd *cmd);
 void srpt_debugfs_init(void);
 void srpt_debugfs_exit(void);
 
+/*
+ * ib_post_send() and ib_post_recv() given where a failure's bad WR goes,
+ * a member of the posting object, which the compiler must know is not
+ * NULL (the kernel builds with -fno-delete-null-pointer-checks): then
+ * they keep no dummy on the stack, and so need no stack check and can be
+ * tail calls.
+ */
+static __always_inline int srpt_post_send(struct ib_qp *qp,
+					  const struct ib_send_wr *wr,
+					  const struct ib_send_wr **bad_wr)
+{
+	if (!bad_wr)
+		__builtin_unreachable();
+	return ib_post_send(qp, wr, bad_wr);
+}
+
+static __always_inline int srpt_post_recv(struct ib_qp *qp,
+					  const struct ib_recv_wr *wr,
+					  const struct ib_recv_wr **bad_wr)
+{
+	if (!bad_wr)
+		__builtin_unreachable();
+	return ib_post_recv(qp, wr, bad_wr);
+}
+
+static __always_inline int srpt_post_srq_recv(struct ib_srq *srq,
+					      const struct ib_recv_wr *wr,
+					      const struct ib_recv_wr **bad_wr)
+{
+	if (!bad_wr)
+		__builtin_unreachable();
+	return ib_post_srq_recv(srq, wr, bad_wr);
+}
+
 #endif /* SRPT_SHIM_H */
