@@ -10,13 +10,14 @@ namespace srpt {
 bool Transfer::prepare(u32 count)
 {
 	clear();
-	/* One buffer is the common case: no allocation for it. */
+	/* One buffer is the common case: its length is one_len_, no allocation. */
 	if (count > 1) {
 		ktl::AllocChecker ac;
+		u32 *lens = new (&ac) u32[count];
 
-		lens_ = new (&ac) u32[count];
 		if (!ac.check())
 			return false;
+		lens_ = lens;
 	}
 	count_ = count;
 	return true;
@@ -26,18 +27,16 @@ void Transfer::add(u32 len)
 {
 	if (KTL_WARN_ON(added_ >= count_ || len == 0))
 		return;
-	if (lens_)
-		lens_[added_] = len;
-	else
-		one_len_ = len;
+	lens_[added_] = len;
 	added_++;
 	total_ += len;
 }
 
 void Transfer::clear()
 {
-	delete[] lens_;
-	lens_ = nullptr;
+	if (lens_ != &one_len_)
+		delete[] lens_;
+	lens_ = &one_len_;
 	count_ = added_ = total_ = one_len_ = 0;
 	left_ = buf_ = off_ = 0;
 }

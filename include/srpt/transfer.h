@@ -63,13 +63,13 @@ public:
 	}
 
 private:
-	u32 len(u32 i) const { return lens_ ? lens_[i] : one_len_; }
+	u32 len(u32 i) const { return lens_[i]; }
 
 	u32 count_ = 0;
 	u32 added_ = 0;
 	u32 total_ = 0;
-	u32 one_len_ = 0;	/* the length when there is one buffer */
-	u32 *lens_ = nullptr;	/* count_ lengths when there are more */
+	u32 one_len_ = 0;		/* the length when there is one buffer */
+	u32 *lens_ = &one_len_;		/* count_ lengths: one_len_, or allocated */
 	u32 left_ = 0;
 	u32 buf_ = 0;
 	u32 off_ = 0;
