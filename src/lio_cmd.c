@@ -545,7 +545,7 @@ int srpt_os_cmd_post(struct srpt_os_cmd *cmd, u32 rsp_len)
 	}
 	if (WARN_ON_ONCE(!first_wr))
 		return -EINVAL;
-	return srpt_post_send(ch->qp, first_wr, &cmd->bad_wr);
+	return ib_post_send(ch->qp, first_wr, srpt_nonnull(&cmd->bad_wr));
 }
 
 void srpt_os_cmd_put(struct srpt_os_cmd *cmd)

@@ -93,8 +93,8 @@ int srpt_os_recv_post(struct srpt_os_device *sdev, struct srpt_os_channel *ch,
 	ib_dma_sync_single_for_device(sdev->ib, r->sge.addr, r->sge.length,
 				      DMA_FROM_DEVICE);
 	if (ch)
-		return srpt_post_recv(ch->qp, &r->wr, &r->bad_wr);
-	return srpt_post_srq_recv(sdev->srq, &r->wr, &r->bad_wr);
+		return ib_post_recv(ch->qp, &r->wr, srpt_nonnull(&r->bad_wr));
+	return ib_post_srq_recv(sdev->srq, &r->wr, srpt_nonnull(&r->bad_wr));
 }
 
 /* srpt_srq_event */

@@ -191,37 +191,19 @@ void srpt_debugfs_init(void);
 void srpt_debugfs_exit(void);
 
 /*
- * ib_post_send() and ib_post_recv() given where a failure's bad WR goes,
- * a member of the posting object, which the compiler must know is not
- * NULL (the kernel builds with -fno-delete-null-pointer-checks): then
- * they keep no dummy on the stack, and so need no stack check and can be
- * tail calls.
+ * @p, a member's address, as not NULL. The kernel builds with
+ * -fno-delete-null-pointer-checks, so the compiler cannot tell; given
+ * where a failed post's bad WR goes, known not NULL, ib_post_send() and
+ * ib_post_recv() keep no dummy on the stack, and so need no stack check
+ * and can be tail calls.
  */
-static __always_inline int srpt_post_send(struct ib_qp *qp,
-					  const struct ib_send_wr *wr,
-					  const struct ib_send_wr **bad_wr)
-{
-	if (!bad_wr)
-		__builtin_unreachable();
-	return ib_post_send(qp, wr, bad_wr);
-}
-
-static __always_inline int srpt_post_recv(struct ib_qp *qp,
-					  const struct ib_recv_wr *wr,
-					  const struct ib_recv_wr **bad_wr)
-{
-	if (!bad_wr)
-		__builtin_unreachable();
-	return ib_post_recv(qp, wr, bad_wr);
-}
-
-static __always_inline int srpt_post_srq_recv(struct ib_srq *srq,
-					      const struct ib_recv_wr *wr,
-					      const struct ib_recv_wr **bad_wr)
-{
-	if (!bad_wr)
-		__builtin_unreachable();
-	return ib_post_srq_recv(srq, wr, bad_wr);
-}
+#define srpt_nonnull(p)						\
+	({							\
+		typeof(p) __srpt_p = (p);			\
+								\
+		if (!__srpt_p)					\
+			__builtin_unreachable();		\
+		__srpt_p;					\
+	})
 
 #endif /* SRPT_SHIM_H */
