@@ -679,6 +679,7 @@ int srpt_os_cmd_init(struct srpt_os_cmd *cmd, struct srpt_cmd_info info)
 	if (!cmd_record(cmd, FAKE_CMD_INIT))
 		return -EINVAL;
 	cmd->info = info;
+	cmd->bufs_final = true;
 	return cmd->ch->cmd_init_err;
 }
 
@@ -695,6 +696,8 @@ int srpt_os_cmd_buf_add(struct srpt_os_cmd *cmd, u32 count, enum srpt_data_dir d
 {
 	if (!cmd_record(cmd, FAKE_CMD_BUF_ADD))
 		return -EINVAL;
+	if (cmd->bufs_final)
+		violation("buf_add after init, before release_data");
 	if (!cmd->rdma_prepared) {
 		cmd->rdma_prepared = true;
 		cmd->rdma_dir = dir;
@@ -751,6 +754,7 @@ void srpt_os_cmd_release_data(struct srpt_os_cmd *cmd)
 	if (!cmd_record(cmd, FAKE_CMD_RELEASE_DATA))
 		return;
 	/* Idempotent. */
+	cmd->bufs_final = false;
 	cmd->rdma_prepared = false;
 	cmd->rdma_count = 0;
 	cmd->rdma_added = 0;

@@ -195,6 +195,7 @@ struct srpt_os_cmd {
 	void *imm_data;			/* map_imm */
 	u32 imm_len;
 	bool rdma_prepared;		/* the first buf_add, until release_data */
+	bool bufs_final;		/* init, until release_data: no buf_add */
 	enum srpt_data_dir rdma_dir;
 	u32 rdma_count;
 	u32 rdma_added;			/* buf_add, stored up to FAKE_MAX_RDMA */

@@ -195,7 +195,8 @@ void srpt_debugfs_exit(void);
  * -fno-delete-null-pointer-checks, so the compiler cannot tell; given
  * where a failed post's bad WR goes, known not NULL, ib_post_send() and
  * ib_post_recv() keep no dummy on the stack, and so need no stack check
- * and can be tail calls.
+ * and can be tail calls. Not unreachable(): objtool takes its annotation
+ * for the end of the function.
  */
 #define srpt_nonnull(p)						\
 	({							\

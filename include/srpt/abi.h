@@ -349,9 +349,10 @@ void srpt_os_cmd_map_imm(struct srpt_os_cmd *cmd, void *data, srpt_u32 len);
  * Before srpt_os_cmd_init(), once for each of the command's @count local
  * buffers in order: allocates the next, of @len bytes, for remote buffer
  * @va/@rkey. The first call also makes room for @count and sets the
- * direction, which later calls repeat (one call per buffer: a single
- * buffer is the common case). LIO sees the buffers, in order, as one
- * scatterlist. 0 or -ENOMEM.
+ * direction; later calls pass the same, unused (one call per buffer: a
+ * single buffer is the common case). After a failure the caller releases
+ * the buffers (srpt_os_cmd_release_data()) before anything else. LIO
+ * sees the buffers, in order, as one scatterlist. 0 or -ENOMEM.
  */
 SRPT_NODISCARD int srpt_os_cmd_buf_add(struct srpt_os_cmd *cmd, srpt_u32 count,
 				       enum srpt_data_dir dir, srpt_u64 va, srpt_u32 rkey,

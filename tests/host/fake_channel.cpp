@@ -484,6 +484,7 @@ extern "C" int srpt_os_cmd_init(struct srpt_os_cmd *c, struct srpt_cmd_info info
 	if (const int err = count_call_locked("srpt_os_cmd_init"))
 		return err;
 	c->inited = true;
+	c->bufs_final = true;
 	c->info = info;
 	c->submitted = false;
 	c->tmr = false;
@@ -507,11 +508,14 @@ extern "C" int srpt_os_cmd_buf_add(struct srpt_os_cmd *c, srpt_u32 count, enum s
 	std::lock_guard<std::mutex> g(g_mu);
 	if (!check_cmd_locked(c, "srpt_os_cmd_buf_add"))
 		return -EINVAL;
-	if (const int err = count_call_locked("srpt_os_cmd_buf_add"))
+	if (c->bufs_final)
+		violation_locked("srpt_os_cmd_buf_add before the last buffers were released");
+	if (const int err = count_call_locked("srpt_os_cmd_buf_add")) {
+		/* As the shim may have allocated some: released before the next. */
+		c->bufs_final = true;
 		return err;
+	}
 	if (c->rdma_count == 0) {
-		if (!c->rdma.empty())
-			violation_locked("srpt_os_cmd_buf_add before the last buffers were released");
 		c->rdma_count = count;
 		c->rdma_dir = dir;
 		c->rdma.clear();
@@ -596,6 +600,7 @@ extern "C" void srpt_os_cmd_release_data(struct srpt_os_cmd *c)
 	c->rdma.clear();
 	c->xfers.clear();
 	c->rdma_count = 0;
+	c->bufs_final = false;
 	c->imm_data = nullptr;
 	c->imm_len = 0;
 }

@@ -217,6 +217,8 @@ struct srpt_os_cmd {
 	void *imm_data = nullptr;
 	srpt_u32 imm_len = 0;
 	srpt_u32 rdma_count = 0;		/* from the first buf_add */
+	/* No buf_add until release_data: after init, or after a buf_add failed. */
+	bool bufs_final = false;
 	srpt_data_dir rdma_dir = SRPT_DATA_NONE;
 	std::vector<Rdma> rdma;			/* from buf_add */
 	std::vector<Xfer> xfers;		/* every transfer posted, in order */

@@ -433,6 +433,40 @@ TEST_F(Datapath, SenseOfALocalAnswerIsClippedToMaxTiIuLen)
 	ASSERT_TRUE(fake::complete_send(cmd, true));
 }
 
+/* The double itself: a context's buffers go back before its next command sets up any. */
+TEST_F(Datapath, TheFakeWantsBuffersReleasedBeforeTheNextCommandsBuffers)
+{
+	live();
+	int core;
+	void *rsp = nullptr;
+	srpt_os_cmd *c = srpt_os_cmd_alloc(ch_, reinterpret_cast<srpt_cmd *>(&core), 64, &rsp);
+	ASSERT_NE(nullptr, c);
+	const auto buf_add = [c] { return srpt_os_cmd_buf_add(c, 1, SRPT_DATA_IN, 0xa000, 1, 512); };
+	const auto reported = [] {
+		for (const std::string &v : fake::take_violations())
+			if (v.find("srpt_os_cmd_buf_add before the last buffers were released") !=
+			    std::string::npos)
+				return true;
+		return false;
+	};
+
+	ASSERT_EQ(0, buf_add());
+	ASSERT_EQ(0, srpt_os_cmd_init(c, srpt_cmd_info{}));
+	(void)buf_add();
+	EXPECT_TRUE(reported()) << "after init";
+	srpt_os_cmd_release_data(c);
+	ASSERT_EQ(0, buf_add());
+	EXPECT_TRUE(fake::take_violations().empty()) << "released";
+
+	srpt_os_cmd_release_data(c);
+	fake::fail_call("srpt_os_cmd_buf_add", 1, -ENOMEM);
+	EXPECT_EQ(-ENOMEM, buf_add());
+	(void)buf_add();
+	EXPECT_TRUE(reported()) << "after a failed buf_add";
+	srpt_os_cmd_release_data(c);
+	srpt_os_cmd_free(c);
+}
+
 TEST_F(Datapath, MappingFailures)
 {
 	live();
