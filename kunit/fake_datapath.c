@@ -691,6 +691,15 @@ void srpt_os_cmd_map_imm(struct srpt_os_cmd *cmd, void *data, u32 len)
 	cmd->imm_len = len;
 }
 
+/* No buffer added, mapped, posted or sent. */
+static void fake_cmd_rdma_reset(struct srpt_os_cmd *cmd)
+{
+	cmd->rdma_added = 0;
+	cmd->mapped = 0;
+	cmd->posted = 0;
+	cmd->sent_bytes = 0;
+}
+
 int srpt_os_cmd_buf_add(struct srpt_os_cmd *cmd, u32 count, enum srpt_data_dir dir, u64 va,
 			u32 rkey, u32 len)
 {
@@ -702,10 +711,7 @@ int srpt_os_cmd_buf_add(struct srpt_os_cmd *cmd, u32 count, enum srpt_data_dir d
 		cmd->rdma_prepared = true;
 		cmd->rdma_dir = dir;
 		cmd->rdma_count = count;
-		cmd->rdma_added = 0;
-		cmd->mapped = 0;
-		cmd->posted = 0;
-		cmd->sent_bytes = 0;
+		fake_cmd_rdma_reset(cmd);
 	} else if (count != cmd->rdma_count || dir != cmd->rdma_dir) {
 		violation("buf_add of %u buffers, direction %d, after %u, direction %d", count, dir,
 			  cmd->rdma_count, cmd->rdma_dir);
@@ -757,9 +763,7 @@ void srpt_os_cmd_release_data(struct srpt_os_cmd *cmd)
 	cmd->bufs_final = false;
 	cmd->rdma_prepared = false;
 	cmd->rdma_count = 0;
-	cmd->rdma_added = 0;
-	cmd->mapped = 0;
-	cmd->posted = 0;
+	fake_cmd_rdma_reset(cmd);
 	cmd->imm_data = NULL;
 	cmd->imm_len = 0;
 }
