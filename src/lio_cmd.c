@@ -187,26 +187,35 @@ void srpt_os_cmd_map_imm(struct srpt_os_cmd *cmd, void *data, u32 len)
 	cmd->sg_cnt = 1;
 }
 
+/* The command's @count buffers at @bufs, none added yet. */
+static __always_inline void srpt_bufs_init(struct srpt_os_cmd *cmd,
+					   struct srpt_buf *bufs, u32 count,
+					   enum srpt_data_dir dir)
+{
+	cmd->dir = srpt_dma_dir(dir);
+	cmd->bufs = bufs;
+	cmd->max_bufs = count;
+	cmd->n_bufs = 0;
+	cmd->sg = NULL;
+	cmd->sg_cnt = 0;
+}
+
 /* Room for the command's @count buffers, before the first. */
 static int srpt_bufs_prepare(struct srpt_os_cmd *cmd, u32 count,
 			     enum srpt_data_dir dir)
 {
+	/* buf_add() sets what a buffer needs before its first use. */
+	struct srpt_buf *bufs = &cmd->s_buf;
+
 	/* The last command's buffers were not released: they would leak. */
 	if (WARN_ON_ONCE(cmd->bufs))
 		return -EINVAL;
-	cmd->dir = srpt_dma_dir(dir);
-	cmd->n_bufs = 0;
-	cmd->sg = NULL;
-	cmd->sg_cnt = 0;
-	if (count == 1) {
-		/* buf_add() sets what a buffer needs before its first use. */
-		cmd->bufs = &cmd->s_buf;
-	} else {
-		cmd->bufs = kcalloc(count, sizeof(*cmd->bufs), GFP_KERNEL);
-		if (!cmd->bufs)
+	if (count != 1) {
+		bufs = kcalloc(count, sizeof(*bufs), GFP_KERNEL);
+		if (!bufs)
 			return -ENOMEM;
 	}
-	cmd->max_bufs = count;
+	srpt_bufs_init(cmd, bufs, count, dir);
 	return 0;
 }
 
@@ -256,13 +265,29 @@ static __always_inline void srpt_page_sg(struct srpt_os_cmd *cmd,
 	buf->page_wr = cmd->page_dma && cmd->dir == DMA_FROM_DEVICE;
 }
 
-static __always_inline void srpt_buf_remote(struct srpt_buf *buf, u64 va,
+/*
+ * @buf, its local memory set up, as the command's next buffer, for remote
+ * buffer @va/@rkey. LIO sees one scatterlist: chained behind the last.
+ */
+static __always_inline void srpt_buf_append(struct srpt_os_cmd *cmd,
+					    struct srpt_buf *buf, u64 va,
 					    u32 rkey)
 {
+	struct srpt_buf *prev;
+
 	buf->va = va;
 	buf->rkey = rkey;
 	buf->mapped = false;
 	buf->posted = false;
+	if (cmd->n_bufs) {
+		prev = &cmd->bufs[cmd->n_bufs - 1];
+		sg_unmark_end(&prev->sg[prev->nents - 1]);
+		sg_chain(prev->sg, prev->nents + 1, buf->sg);
+	} else {
+		cmd->sg = buf->sg;
+	}
+	cmd->sg_cnt += buf->nents;
+	cmd->n_bufs++;
 }
 
 /* srpt_os_cmd_buf_add() for every buffer but one in the page there already. */
@@ -270,7 +295,7 @@ static noinline int srpt_buf_add_slow(struct srpt_os_cmd *cmd, u32 count,
 				      enum srpt_data_dir dir, u64 va, u32 rkey,
 				      u32 len)
 {
-	struct srpt_buf *buf, *prev;
+	struct srpt_buf *buf;
 	int ret;
 
 	if (!cmd->n_bufs) {
@@ -297,17 +322,7 @@ static noinline int srpt_buf_add_slow(struct srpt_os_cmd *cmd, u32 count,
 		if (ret)
 			return ret;
 	}
-	srpt_buf_remote(buf, va, rkey);
-	/* LIO sees one scatterlist: chain this buffer's behind the last. */
-	if (cmd->n_bufs) {
-		prev = &cmd->bufs[cmd->n_bufs - 1];
-		sg_unmark_end(&prev->sg[prev->nents - 1]);
-		sg_chain(prev->sg, prev->nents + 1, buf->sg);
-	} else {
-		cmd->sg = buf->sg;
-	}
-	cmd->sg_cnt += buf->nents;
-	cmd->n_bufs++;
+	srpt_buf_append(cmd, buf, va, rkey);
 	return 0;
 }
 
@@ -322,14 +337,9 @@ int srpt_os_cmd_buf_add(struct srpt_os_cmd *cmd, u32 count,
 
 	if (count != 1 || len > PAGE_SIZE || !cmd->page || cmd->bufs)
 		return srpt_buf_add_slow(cmd, count, dir, va, rkey, len);
-	cmd->dir = srpt_dma_dir(dir);
-	cmd->bufs = buf;
-	cmd->max_bufs = 1;
-	cmd->n_bufs = 1;
+	srpt_bufs_init(cmd, buf, 1, dir);
 	srpt_page_sg(cmd, buf, len);
-	srpt_buf_remote(buf, va, rkey);
-	cmd->sg = buf->sg;
-	cmd->sg_cnt = 1;
+	srpt_buf_append(cmd, buf, va, rkey);
 	return 0;
 }
 
