@@ -99,7 +99,6 @@ public:
 	bool ok() const { return p_ != kZeroPad; }
 
 	template <size_t Off> u8 u8_at() const { return load<u8, Off>(); }
-	template <size_t Off> u16 be16() const { return load<u16, Off>(); }
 	template <size_t Off> u32 be32() const { return load<u32, Off>(); }
 	template <size_t Off> u64 be64() const { return load<u64, Off>(); }
 	/* The @Len bytes at @Off, as they are. */
