@@ -100,16 +100,51 @@ fio_end() {
 	pass "fio saw EIO from aborted commands (accepted), no wrong data"
 }
 
-# abort_report MARK: what explains an abort that never reached the
-# target: ib_srp's errors, resets and reconnects since MARK, and its
-# credits (zero_req_lim: how often it found none).
+# rxe_retries: rxe0's counters of retransmissions and RNR NAKs, which
+# make 6.1's rxe run a fast registration again ("name value" lines).
+rxe_retries() {
+	local n hw=/sys/class/infiniband/rxe0/ports/1/hw_counters
+	for n in rcvd_rnr_err send_rnr_err completer_retry_err retry_exceeded_err rcvd_seq_err; do
+		[ -e "$hw/$n" ] && echo "$n $(<"$hw/$n")"
+	done
+	return 0
+}
+
+# rxe_retries_since BEFORE: how those counters grew since rxe_retries
+# printed BEFORE, on one line.
+rxe_retries_since() {
+	awk 'NR == FNR { b[$1] = $2; next } { printf "%s%s +%d", s, $1, $2 - b[$1]; s = "," }' \
+		<(printf '%s\n' "$1") <(rxe_retries)
+}
+
+# settle_reconnects: ib_srp reconnects reconnect_delay seconds after its
+# connection broke even when error handling reconnected it sooner: that
+# second reconnect must not fall into the next reset.
+settle_reconnects() {
+	local p delay=10
+	for p in /sys/class/srp_remote_ports/*/reconnect_delay; do
+		[ -e "$p" ] && delay=$(<"$p")
+	done
+	[[ $delay =~ ^[0-9]+$ ]] || delay=10
+	sleep $((delay + 2 * SRPT_VM_SLOWDOWN))
+	wait_for 60 "the SRP remote port is running" _rport_running
+}
+
+_rport_running() { [ "$(srp_rport_state)" = running ]; }
+
+# abort_report MARK RXE ZERO: what explains an abort that never reached
+# the target: what ib_srp, SCSI, rxe and the target logged since MARK (its
+# errors, resets and reconnects), how rxe's retransmissions grew since
+# rxe_retries printed RXE, and ib_srp's credits (zero_req_lim: how often
+# it found none; ZERO before).
 abort_report() {
 	local h
 	_vm_dmesg_since "$1" |
 		awk '/ib_srp|scsi host|rdma_rxe|ib_srpt/ && !/SRP abort called|Sending SRP abort|LUN_RESET: ITT/' |
-		tail -n 40 | _indent
+		head -n 60 | _indent
 	h=$(srp_host)
-	log "ib_srp: req_lim $(<"$h/req_lim"), zero_req_lim $(<"$h/zero_req_lim")"
+	log "rxe since the reset: $(rxe_retries_since "$2")"
+	log "ib_srp: req_lim $(<"$h/req_lim"), zero_req_lim +$(($(<"$h/zero_req_lim") - $3))"
 }
 
 _fio_ended() { ! kill -0 "$fio_pid" 2>/dev/null; }
@@ -130,38 +165,48 @@ for srq in 0 1; do
 	# instant of the reset is up to the guest's scheduler: a reset that
 	# found none of its own channel's, or none of the other's, proves
 	# nothing there, and is tried again (at most three times).
+	broke=
 	for try in 1 2 3; do
 		mark=$(dmesg_mark)
 		stats=$(srpt_stats "$gid")
+		hw=$(rxe_retries)
+		zero=$(<"$(srp_host)/zero_req_lim")
 		fio_start lun-reset
 		expect_ok sg_reset --device "/dev/$disk"
+		fio_end
+		after=$(srpt_stats "$gid")
+		expect_no_stat_errors_since "$mark" "$stats" "$after"
+		# ib_srp says "Sending SRP abort" before it tries: on its broken
+		# connection nothing left it, the LUN RESET included (then error
+		# handling reset the host instead). This reset proves nothing.
+		if initiator_fastreg_broke "$mark"; then
+			broke=$try
+			log "reset $try: the initiator's connection broke (rxe since the reset:" \
+				"$(rxe_retries_since "$hw")): again"
+			settle_reconnects
+			continue
+		fi
+		broke=
 		expect_dmesg_since "$mark" "SRP reset_device called"
 		expect_dmesg_since "$mark" "LUN_RESET: TMR caller fabric: srpt initiator port 0x$gid"
 		expect_dmesg_since "$mark" "LUN_RESET: TMR for \\[iblock\\] Complete"
-		fio_end
-		after=$(srpt_stats "$gid")
 		tmfs=$(stat_delta "$stats" "$after" task_management)
 		aborted=$(stat_delta "$stats" "$after" aborted_tasks)
 		lio=$(dmesg_count_since "$mark" "LUN_RESET: ITT")
 		srp=$(dmesg_count_since "$mark" "Sending SRP abort for tag")
-		expect_no_stat_errors_since "$mark" "$stats" "$after"
-		# ib_srp says "Sending SRP abort" before it tries: on its broken
-		# connection the aborts never left it, and this reset proves nothing.
-		if initiator_fastreg_broke "$mark"; then
-			log "reset $try: the initiator's connection broke: again"
-			continue
-		fi
 		[ "$aborted" -ge 1 ] && [ "$lio" -gt "$aborted" ] && break
 		log "reset $try found $aborted commands of its own channel and" \
 			"$((lio - aborted)) of the other executing: again"
 	done
+	[ -z "$broke" ] ||
+		fail "the initiator's connection broke during the last of three LUN resets: nothing to judge"
 	# LIO aborts silently what came over the channel of the LUN RESET
 	# (ib_srp's first), and answers TASK ABORTED for what came over the
 	# other channel: a session of its own for LIO.
 	[ "$aborted" -ge 1 ] || fail "the LUN reset aborted no command of its own channel"
 	[ "$lio" -gt "$aborted" ] || fail "three LUN resets aborted no command of the other channel"
 	if [ "$srp" -lt 1 ] || [ "$tmfs" -lt $((1 + srp)) ]; then
-		abort_report "$mark"
+		abort_report "$mark" "$hw" "$zero"
 		fail "$tmfs task management requests, $srp SRP aborts: expected a LUN RESET and ABORT TASKs"
 	fi
 	pass "the LUN reset aborted $lio commands in flight: $aborted silently (ib_srp aborted" \
