@@ -82,16 +82,22 @@ static void channel_iu_before_rtu_waits_for_live(struct kunit *test)
 	/* Handled in completion context once the zero-length write completes. */
 	KUNIT_ASSERT_EQ(test, fake_channel_complete(ch, FAKE_WR_ZERO_WRITE, true), 0);
 	TF_EXPECT_CALLS(test, ch, mark, FAKE_NOTIFY_ESTABLISHED, FAKE_READY, FAKE_ZERO_WRITE,
-			FAKE_CMD_BUF_ADD, FAKE_CMD_INIT, FAKE_CMD_SUBMIT, FAKE_RECV_POST);
+			FAKE_CMD_BUF_ADD, FAKE_CMD_INIT, FAKE_CMD_SUBMIT);
 	cmd = ch->last_cmd;
 	KUNIT_ASSERT_NOT_NULL(test, cmd);
 	KUNIT_EXPECT_EQ(test, cmd->info.tag, 0x42ULL);
-	KUNIT_EXPECT_TRUE(test, fake_recv_is_posted(r));
-	KUNIT_EXPECT_EQ(test, fake_recv_posted(&f->os, ch), DEPTH);
+	/* Held until the response that returns its credit. */
+	KUNIT_EXPECT_FALSE(test, fake_recv_is_posted(r));
+	KUNIT_EXPECT_EQ(test, fake_recv_posted(&f->os, ch), DEPTH - 1);
 	srpt_probe_channel_credits(core, &cr);
 	KUNIT_EXPECT_EQ(test, cr.req_lim, (int)DEPTH - 1);
 
 	answer(test, ch, cmd);
+	TF_EXPECT_CALLS(test, ch, mark, FAKE_NOTIFY_ESTABLISHED, FAKE_READY, FAKE_ZERO_WRITE,
+			FAKE_CMD_BUF_ADD, FAKE_CMD_INIT, FAKE_CMD_SUBMIT, FAKE_RECV_POST,
+			FAKE_CMD_POST_RESPONSE, FAKE_CMD_DONE, FAKE_CMD_RELEASE_DATA);
+	KUNIT_EXPECT_TRUE(test, fake_recv_is_posted(r));
+	KUNIT_EXPECT_EQ(test, fake_recv_posted(&f->os, ch), DEPTH);
 	srpt_probe_channel_credits(core, &cr);
 	KUNIT_EXPECT_EQ(test, cr.req_lim, (int)DEPTH);
 	tf_logout(test, ch);

@@ -164,13 +164,15 @@ static void cmd_write_end_to_end(struct kunit *test)
 	c->sol_not = SCSOLNT;
 	len = add_direct(c, true, 0x123456789aULL, 0xabcd, 8192);
 
-	/* The initiator's SRP_CMD: LIO gets the command, the buffer goes back. */
+	/*
+	 * The initiator's SRP_CMD: LIO gets the command, which holds its
+	 * buffer until the response that returns its credit.
+	 */
 	mark = ch->n_log;
 	r = tf_send_iu(test, ch, iu, len);
-	TF_EXPECT_CALLS(test, ch, mark, FAKE_CMD_BUF_ADD, FAKE_CMD_INIT,
-			FAKE_CMD_SUBMIT, FAKE_RECV_POST);
-	KUNIT_EXPECT_TRUE(test, fake_recv_is_posted(r));
-	KUNIT_EXPECT_EQ(test, r->posts, 2U);
+	TF_EXPECT_CALLS(test, ch, mark, FAKE_CMD_BUF_ADD, FAKE_CMD_INIT, FAKE_CMD_SUBMIT);
+	KUNIT_EXPECT_FALSE(test, fake_recv_is_posted(r));
+	KUNIT_EXPECT_EQ(test, r->posts, 1U);
 	cmd = ch->last_cmd;
 	KUNIT_ASSERT_NOT_NULL(test, cmd);
 	KUNIT_EXPECT_EQ(test, cmd->rdma_dir, SRPT_DATA_OUT);
@@ -202,10 +204,12 @@ static void cmd_write_end_to_end(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, srpt_core_cmd_state(cmd->core), SRPT_PROBE_CMD_DATA_IN);
 	expect_credits(test, core, DEPTH - 1, 0, sq);
 
-	/* queue_status: the SRP_RSP returns the credit. */
+	/* queue_status: the buffer goes back, then the SRP_RSP returns its credit. */
 	mark = ch->n_log;
 	srpt_core_queue_response(cmd->core, good, 0);
-	TF_EXPECT_CALLS(test, ch, mark, FAKE_CMD_POST_RESPONSE);
+	TF_EXPECT_CALLS(test, ch, mark, FAKE_RECV_POST, FAKE_CMD_POST_RESPONSE);
+	KUNIT_EXPECT_TRUE(test, fake_recv_is_posted(r));
+	KUNIT_EXPECT_EQ(test, r->posts, 2U);
 	KUNIT_EXPECT_EQ(test, srpt_core_cmd_state(cmd->core), SRPT_PROBE_CMD_RSP_SENT);
 	KUNIT_EXPECT_FALSE(test, ch->sent_with_data);
 	expect_rsp(test, ch, cmd, 0xfeedface01ULL, SOLNT, 0, 0, sizeof(struct srp_rsp));
@@ -214,10 +218,10 @@ static void cmd_write_end_to_end(struct kunit *test)
 
 	/* Sent: LIO frees the command and releases it. */
 	KUNIT_ASSERT_EQ(test, fake_channel_complete(ch, FAKE_WR_SEND, true), 0);
-	TF_EXPECT_CALLS(test, ch, mark, FAKE_CMD_POST_RESPONSE, FAKE_CMD_DONE);
+	TF_EXPECT_CALLS(test, ch, mark, FAKE_RECV_POST, FAKE_CMD_POST_RESPONSE, FAKE_CMD_DONE);
 	KUNIT_EXPECT_EQ(test, srpt_core_cmd_state(cmd->core), SRPT_PROBE_CMD_DONE);
 	srpt_core_release_cmd(cmd->core);
-	TF_EXPECT_CALLS(test, ch, mark, FAKE_CMD_POST_RESPONSE, FAKE_CMD_DONE,
+	TF_EXPECT_CALLS(test, ch, mark, FAKE_RECV_POST, FAKE_CMD_POST_RESPONSE, FAKE_CMD_DONE,
 			FAKE_CMD_RELEASE_DATA);
 	KUNIT_EXPECT_EQ(test, r->posts, 2U);
 	KUNIT_EXPECT_EQ(test, fake_recv_posted(NULL, ch), DEPTH);
@@ -262,8 +266,7 @@ static void cmd_read_end_to_end(struct kunit *test)
 	len = add_direct(c, false, 0x9000, 0x55, 4096);
 	mark = ch->n_log;
 	tf_send_iu(test, ch, iu, len);
-	TF_EXPECT_CALLS(test, ch, mark, FAKE_CMD_BUF_ADD, FAKE_CMD_INIT,
-			FAKE_CMD_SUBMIT, FAKE_RECV_POST);
+	TF_EXPECT_CALLS(test, ch, mark, FAKE_CMD_BUF_ADD, FAKE_CMD_INIT, FAKE_CMD_SUBMIT);
 	cmd = ch->last_cmd;
 	KUNIT_ASSERT_NOT_NULL(test, cmd);
 	KUNIT_EXPECT_EQ(test, cmd->rdma_dir, SRPT_DATA_IN);
@@ -273,7 +276,7 @@ static void cmd_read_end_to_end(struct kunit *test)
 	/* queue_data_in, 512 bytes short: exactly the 3584 bytes go. */
 	mark = ch->n_log;
 	srpt_core_queue_response(cmd->core, st, 1);
-	TF_EXPECT_CALLS(test, ch, mark, FAKE_CMD_RDMA_MAP, FAKE_CMD_POST_RESPONSE);
+	TF_EXPECT_CALLS(test, ch, mark, FAKE_RECV_POST, FAKE_CMD_RDMA_MAP, FAKE_CMD_POST_RESPONSE);
 	KUNIT_EXPECT_TRUE(test, ch->sent_with_data);
 	KUNIT_EXPECT_EQ(test, cmd->sent_bytes, 4096U - 512);
 	expect_rsp(test, ch, cmd, 0x77, 0, SRP_RSP_FLAG_DIUNDER, 0, sizeof(struct srp_rsp));
@@ -283,7 +286,7 @@ static void cmd_read_end_to_end(struct kunit *test)
 
 	KUNIT_ASSERT_EQ(test, fake_channel_complete(ch, FAKE_WR_SEND, true), 0);
 	srpt_core_release_cmd(cmd->core);
-	TF_EXPECT_CALLS(test, ch, mark, FAKE_CMD_RDMA_MAP, FAKE_CMD_POST_RESPONSE,
+	TF_EXPECT_CALLS(test, ch, mark, FAKE_RECV_POST, FAKE_CMD_RDMA_MAP, FAKE_CMD_POST_RESPONSE,
 			FAKE_CMD_RDMA_UNMAP, FAKE_CMD_DONE, FAKE_CMD_RELEASE_DATA);
 	expect_credits(test, core, DEPTH, 0, sq);
 }
@@ -347,7 +350,8 @@ static void cmd_malformed_answered_locally(struct kunit *test)
 	for (i = 0; (len = malformed_cmd(iu, i, &what)); i++) {
 		mark = ch->n_log;
 		r = tf_send_iu(test, ch, iu, len);
-		TF_EXPECT_CALLS(test, ch, mark, FAKE_CMD_POST_RESPONSE, FAKE_RECV_POST);
+		/* The buffer goes back before the response returns its credit. */
+		TF_EXPECT_CALLS(test, ch, mark, FAKE_RECV_POST, FAKE_CMD_POST_RESPONSE);
 		cmd = ch->sent_cmd;
 		KUNIT_ASSERT_NOT_NULL_MSG(test, cmd, "%s: no response", what);
 		KUNIT_EXPECT_TRUE_MSG(test, fake_recv_is_posted(r), "%s", what);
@@ -361,7 +365,7 @@ static void cmd_malformed_answered_locally(struct kunit *test)
 
 		/* Sent: the core takes the context back itself. */
 		KUNIT_ASSERT_EQ(test, fake_channel_complete(ch, FAKE_WR_SEND, true), 0);
-		TF_EXPECT_CALLS(test, ch, mark, FAKE_CMD_POST_RESPONSE, FAKE_RECV_POST,
+		TF_EXPECT_CALLS(test, ch, mark, FAKE_RECV_POST, FAKE_CMD_POST_RESPONSE,
 				FAKE_CMD_RELEASE_DATA);
 		KUNIT_EXPECT_EQ_MSG(test, fake_lio_calls(ch), 0U, "%s reached LIO", what);
 		expect_credits(test, core, DEPTH, 0, 2048);
@@ -369,7 +373,10 @@ static void cmd_malformed_answered_locally(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, i, 7);
 }
 
-/* Immediate data stays in its receive buffer until LIO releases the command. */
+/*
+ * Immediate data stays in its receive buffer until LIO answers the
+ * command; the buffer goes back before the response returns its credit.
+ */
 static void cmd_immediate_data_holds_buffer(struct kunit *test)
 {
 	const struct srpt_cmd_status good = { .scsi_status = 0, .data_dir = SRPT_DATA_OUT };
@@ -399,16 +406,17 @@ static void cmd_immediate_data_holds_buffer(struct kunit *test)
 	/* The data is there already: no RDMA READ. */
 	KUNIT_EXPECT_EQ(test, srpt_core_write_pending(cmd->core), 0);
 	KUNIT_EXPECT_EQ(test, srpt_core_cmd_state(cmd->core), SRPT_PROBE_CMD_DATA_IN);
+	KUNIT_EXPECT_FALSE(test, fake_recv_is_posted(r));
 	srpt_core_queue_response(cmd->core, good, 0);
 	KUNIT_ASSERT_EQ(test, fake_channel_complete(ch, FAKE_WR_SEND, true), 0);
 	TF_EXPECT_CALLS(test, ch, mark, FAKE_CMD_MAP_IMM, FAKE_CMD_INIT, FAKE_CMD_SUBMIT,
-			FAKE_CMD_EXECUTE, FAKE_CMD_POST_RESPONSE, FAKE_CMD_DONE);
-	KUNIT_EXPECT_FALSE(test, fake_recv_is_posted(r));
+			FAKE_CMD_EXECUTE, FAKE_RECV_POST, FAKE_CMD_POST_RESPONSE, FAKE_CMD_DONE);
+	KUNIT_EXPECT_TRUE(test, fake_recv_is_posted(r));
 
 	srpt_core_release_cmd(cmd->core);
 	TF_EXPECT_CALLS(test, ch, mark, FAKE_CMD_MAP_IMM, FAKE_CMD_INIT, FAKE_CMD_SUBMIT,
-			FAKE_CMD_EXECUTE, FAKE_CMD_POST_RESPONSE, FAKE_CMD_DONE,
-			FAKE_RECV_POST, FAKE_CMD_RELEASE_DATA);
+			FAKE_CMD_EXECUTE, FAKE_RECV_POST, FAKE_CMD_POST_RESPONSE, FAKE_CMD_DONE,
+			FAKE_CMD_RELEASE_DATA);
 	KUNIT_EXPECT_TRUE(test, fake_recv_is_posted(r));
 	KUNIT_EXPECT_EQ(test, r->posts, 2U);
 }
@@ -445,7 +453,7 @@ static void cmd_released_in_submit_reposts_once(struct kunit *test)
 	mark = ch->n_log;
 	r = tf_send_iu(test, ch, iu, len);
 	TF_EXPECT_CALLS(test, ch, mark, FAKE_CMD_MAP_IMM, FAKE_CMD_INIT, FAKE_CMD_SUBMIT,
-			FAKE_CMD_POST_RESPONSE, FAKE_CMD_PUT, FAKE_RECV_POST,
+			FAKE_RECV_POST, FAKE_CMD_POST_RESPONSE, FAKE_CMD_PUT,
 			FAKE_CMD_RELEASE_DATA);
 	KUNIT_EXPECT_EQ(test, r->posts, 2U);
 	KUNIT_EXPECT_TRUE(test, fake_recv_is_posted(r));
@@ -475,7 +483,7 @@ static void cmd_waits_for_free_send_context(struct kunit *test)
 		cmd_iu(iu, i, 0x00);		/* TEST UNIT READY */
 		mark = ch->n_log;
 		tf_send_iu(test, ch, iu, sizeof(struct srp_cmd));
-		TF_EXPECT_CALLS(test, ch, mark, FAKE_CMD_INIT, FAKE_CMD_SUBMIT, FAKE_RECV_POST);
+		TF_EXPECT_CALLS(test, ch, mark, FAKE_CMD_INIT, FAKE_CMD_SUBMIT);
 		cmds[i] = ch->last_cmd;
 		KUNIT_ASSERT_NOT_NULL(test, cmds[i]);
 		KUNIT_EXPECT_EQ(test, cmds[i]->info.dir, SRPT_DATA_NONE);
@@ -495,16 +503,18 @@ static void cmd_waits_for_free_send_context(struct kunit *test)
 	TF_EXPECT_CALLS(test, ch, mark, FAKE_CMD_DONE, FAKE_CMD_RELEASE_DATA, FAKE_ZERO_WRITE);
 	KUNIT_ASSERT_EQ(test, fake_channel_complete(ch, FAKE_WR_ZERO_WRITE, true), 0);
 	TF_EXPECT_CALLS(test, ch, mark, FAKE_CMD_DONE, FAKE_CMD_RELEASE_DATA, FAKE_ZERO_WRITE,
-			FAKE_CMD_INIT, FAKE_CMD_SUBMIT, FAKE_RECV_POST);
+			FAKE_CMD_INIT, FAKE_CMD_SUBMIT);
 	KUNIT_EXPECT_PTR_EQ(test, ch->last_cmd, cmds[0]);
 	KUNIT_EXPECT_EQ(test, cmds[0]->info.tag, 4ULL);
-	KUNIT_EXPECT_TRUE(test, fake_recv_is_posted(r));
+	KUNIT_EXPECT_FALSE(test, fake_recv_is_posted(r));	/* the command holds it */
 
 	for (i = 0; i < 4; i++) {
 		srpt_core_queue_response(cmds[i]->core, good, 0);
 		KUNIT_ASSERT_EQ(test, fake_channel_complete(ch, FAKE_WR_SEND, true), 0);
 		srpt_core_release_cmd(cmds[i]->core);
 	}
+	KUNIT_EXPECT_TRUE(test, fake_recv_is_posted(r));
+	KUNIT_EXPECT_EQ(test, fake_recv_posted(NULL, ch), 4U);
 	expect_credits(test, core, 4, 0, 4);
 	KUNIT_EXPECT_EQ(test, fake_channel_outstanding(ch), 0U);
 }
@@ -537,7 +547,7 @@ static void cmd_task_management(struct kunit *test)
 	len = tsk_mgmt_iu(iu, 0x99, SRP_TSK_ABORT_TASK, 0x42);
 	mark = ch->n_log;
 	tf_send_iu(test, ch, iu, len);
-	TF_EXPECT_CALLS(test, ch, mark, FAKE_CMD_SUBMIT_TMR, FAKE_RECV_POST);
+	TF_EXPECT_CALLS(test, ch, mark, FAKE_CMD_SUBMIT_TMR);
 	cmd = ch->last_cmd;
 	KUNIT_ASSERT_NOT_NULL(test, cmd);
 	KUNIT_EXPECT_EQ(test, cmd->tmr_fn, SRPT_TMF_ABORT_TASK);
@@ -556,21 +566,22 @@ static void cmd_task_management(struct kunit *test)
 	srpt_core_release_cmd(cmd->core);
 	TF_EXPECT_CALLS(test, ch, mark, FAKE_CMD_SUBMIT_TMR, FAKE_RECV_POST,
 			FAKE_CMD_POST_RESPONSE, FAKE_CMD_DONE, FAKE_CMD_RELEASE_DATA);
+	KUNIT_EXPECT_EQ(test, fake_recv_posted(NULL, ch), DEPTH);
 
 	/* LIO refuses the function: FUNCTION FAILED, and LIO is done with it. */
 	ch->submit_tmr_err = -ENOMEM;
 	len = tsk_mgmt_iu(iu, 0x9a, SRP_TSK_LUN_RESET, 0);
 	mark = ch->n_log;
 	tf_send_iu(test, ch, iu, len);
-	TF_EXPECT_CALLS(test, ch, mark, FAKE_CMD_SUBMIT_TMR, FAKE_CMD_POST_RESPONSE,
-			FAKE_RECV_POST);
+	TF_EXPECT_CALLS(test, ch, mark, FAKE_CMD_SUBMIT_TMR, FAKE_RECV_POST,
+			FAKE_CMD_POST_RESPONSE);
 	KUNIT_EXPECT_EQ(test, ch->last_cmd->tmr_fn, SRPT_TMF_LUN_RESET);
 	expect_rsp(test, ch, ch->last_cmd, 0x9a, 0, SRP_RSP_FLAG_RSPVALID, 0,
 		   sizeof(struct srp_rsp) + 4);
 	tf_expect_bytes(test, ch->sent + 36, failed, 4, "TMF response data");
 	KUNIT_ASSERT_EQ(test, fake_channel_complete(ch, FAKE_WR_SEND, true), 0);
-	TF_EXPECT_CALLS(test, ch, mark, FAKE_CMD_SUBMIT_TMR, FAKE_CMD_POST_RESPONSE,
-			FAKE_RECV_POST, FAKE_CMD_RELEASE_DATA);
+	TF_EXPECT_CALLS(test, ch, mark, FAKE_CMD_SUBMIT_TMR, FAKE_RECV_POST,
+			FAKE_CMD_POST_RESPONSE, FAKE_CMD_RELEASE_DATA);
 	expect_credits(test, core, DEPTH, 0, 2048);
 }
 

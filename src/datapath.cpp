@@ -88,16 +88,24 @@ bool ChannelIo::handle_iu(RecvCtx *r)
 		if (starved_.load(ktl::MemoryOrder::relaxed))
 			starved_.store(false, ktl::MemoryOrder::relaxed);
 		credits_.request_received();
+		/*
+		 * The command holds its buffer until the credit that stands
+		 * for it goes back (Cmd::return_recv()); an SRQ's buffers
+		 * serve every channel and go back at once.
+		 */
+		if (!limits_.use_srq)
+			c->recv = r;
 	}
 	if (r->byte_len == 0) {
 		repost(r);
 		return true;
 	}
 
-	bool keep = false;
+	/* Not c->recv afterwards: LIO may have released c, and reposted r, already. */
+	const bool keep = c && c->recv == r;
 	switch (opcode) {
 	case srp::kCmd:
-		keep = handle_cmd(r, c);
+		handle_cmd(r, c);
 		break;
 	case srp::kTskMgmt:
 		handle_tsk_mgmt(r, c);
@@ -119,7 +127,6 @@ bool ChannelIo::handle_iu(RecvCtx *r)
 		stats_.add(Stat::kErrUnknownIu);
 		break;
 	}
-	/* Not c->imm_recv: LIO may have released c, and reposted r, already. */
 	if (!keep)
 		repost(r);
 	return true;
@@ -150,8 +157,10 @@ int map_data(Cmd *c, RecvCtx *r, const DataLayout &l)
 	case DataKind::kNone:
 		return 0;
 	case DataKind::kImmediate:
+		/* In the buffer the command holds (never an SRQ's: not negotiated there). */
+		if (KTL_WARN_ON(c->recv != r))
+			return -ktl::kEINVAL;
 		srpt_os_cmd_map_imm(c->os.get(), r->iu + l.imm_offset, l.data_len);
-		c->imm_recv = r;
 		return 0;
 	case DataKind::kDirect:
 	case DataKind::kIndirect:
@@ -199,7 +208,7 @@ bool transient(int err)
 } // namespace
 
 /* srpt_handle_cmd */
-bool ChannelIo::handle_cmd(RecvCtx *r, Cmd *c)
+void ChannelIo::handle_cmd(RecvCtx *r, Cmd *c)
 {
 	SrpCmd sc;
 	const char *why = nullptr;
@@ -215,7 +224,7 @@ bool ChannelIo::handle_cmd(RecvCtx *r, Cmd *c)
 		stats_.add(Stat::kErrMalformed);
 		c->respond_local_status(kStatusCheckCondition, kSenseInvalidFieldInIu,
 					sizeof(kSenseInvalidFieldInIu));
-		return false;
+		return;
 	}
 	c->dir = sc.data.dir;
 	c->data_kind = sc.data.kind;
@@ -230,7 +239,6 @@ bool ChannelIo::handle_cmd(RecvCtx *r, Cmd *c)
 		srpt_os_log(SRPT_LOG_ERR | SRPT_LOG_RATELIMITED,
 			    "%s: command %#llx: allocating %u bytes for its data failed (%d)\n",
 			    ch_.name(), c->tag, c->data_len, ret);
-		c->imm_recv = nullptr;
 		srpt_os_cmd_release_data(c->os.get());
 		c->xfer.clear();
 		if (transient(ret)) {
@@ -241,7 +249,7 @@ bool ChannelIo::handle_cmd(RecvCtx *r, Cmd *c)
 			c->respond_local_status(kStatusCheckCondition, kSenseInvalidFieldInIu,
 						sizeof(kSenseInvalidFieldInIu));
 		}
-		return false;
+		return;
 	}
 
 	srpt_cmd_info info{};
@@ -255,22 +263,20 @@ bool ChannelIo::handle_cmd(RecvCtx *r, Cmd *c)
 		/* The session is stopping: nobody is waiting for an answer. */
 		srpt_os_log(SRPT_LOG_DEBUG, "%s: dropping command %#llx (%d)\n", ch_.name(), c->tag, ret);
 		stats_.add(Stat::kDropped);
-		c->imm_recv = nullptr;
 		srpt_os_cmd_release_data(c->os.get());
 		c->xfer.clear();
+		c->return_recv();
 		credits_.owe_one();
 		put_cmd(c);
-		return false;
+		return;
 	}
 	if (c->data_kind == DataKind::kImmediate) {
 		stats_.add_cq<Stat::kImmediateWrites>();
 		/* In already: write_pending() runs in LIO's context, not here. */
 		stats_.add_cq<Stat::kBytesWritten>(c->data_len);
 	}
-	/* LIO may release c (reposting r) before submit returns. */
-	const bool keep = c->imm_recv == r;
+	/* LIO may answer and release c (reposting r) before submit returns. */
 	srpt_os_cmd_submit(c->os.get(), r->iu + srp::cmd::kCdb);
-	return keep;
 }
 
 /* srpt_handle_tsk_mgmt: LIO answers through queue_tm_rsp. */
@@ -284,6 +290,7 @@ void ChannelIo::handle_tsk_mgmt(RecvCtx *r, Cmd *c)
 		/* Too short to carry a tag: there is nobody to answer. */
 		srpt_os_log(SRPT_LOG_ERR | SRPT_LOG_RATELIMITED,
 			    "%s: ignoring a %u-byte SRP_TSK_MGMT\n", ch_.name(), r->byte_len);
+		c->return_recv();
 		credits_.owe_one();
 		put_cmd(c);
 		return;
@@ -545,6 +552,14 @@ void Cmd::rdma_done(bool ok)
 	}
 }
 
+void Cmd::return_recv()
+{
+	if (recv) {
+		ch_->io().repost(recv);
+		recv = nullptr;
+	}
+}
+
 /* A command given to LIO that will have no response. */
 void Cmd::fail_response()
 {
@@ -592,6 +607,8 @@ void Cmd::queue_response(const srpt_cmd_status &st, bool with_data)
 			    tag, cmd_state_name(prev));
 		return;
 	}
+	/* LIO is done with the CDB and any immediate data. */
+	return_recv();
 	rsp_ = Rsp::kStatus;
 	st_ = st;
 	/* Exactly the bytes of the SCSI transfer, never what lies past them. */
@@ -605,6 +622,7 @@ void Cmd::queue_response(const srpt_cmd_status &st, bool with_data)
 
 void Cmd::respond_local_status(u8 scsi_status, const u8 *sense, u32 sense_len)
 {
+	return_recv();
 	local = true;
 	set_state(CmdState::kCmdRspSent);
 	rsp_ = Rsp::kStatus;
@@ -617,6 +635,7 @@ void Cmd::respond_local_status(u8 scsi_status, const u8 *sense, u32 sense_len)
 
 void Cmd::respond_local_tmf(u8 rsp_code)
 {
+	return_recv();
 	local = true;
 	set_state(CmdState::kMgmtRspSent);
 	rsp_ = Rsp::kTmf;
@@ -632,6 +651,7 @@ void Cmd::queue_tm_response(srpt_tmr_response r)
 			    ch_->name(), tag, cmd_state_name(state()));
 		return;
 	}
+	return_recv();
 	rsp_ = Rsp::kTmf;
 	tmf_code_ = tmf_rsp_code(r);
 	respond(0);
@@ -671,6 +691,7 @@ void Cmd::send_done(bool ok)
 /* srpt_aborted_task: no response will carry this request's credit. */
 void Cmd::aborted()
 {
+	return_recv();
 	ch_->io().credits().owe_one();
 	ch_->io().stats().add(Stat::kAbortedTasks);
 }
@@ -680,10 +701,8 @@ void Cmd::release()
 {
 	/* LIO holds a command whose step waits in the send queue. */
 	KTL_WARN_ON(send_node.linked());
-	if (imm_recv) {
-		ch_->io().repost(imm_recv);
-		imm_recv = nullptr;
-	}
+	/* A command LIO ended without a response or an abort (a stopping session). */
+	return_recv();
 	srpt_os_cmd_release_data(os.get());
 	xfer.clear();
 	ch_->io().put_cmd(this);

@@ -64,7 +64,7 @@ void Cmd::reset()
 	step_err_ = 0;
 	post_err_ = false;
 	failed_with_rsp_ = false;
-	KTL_WARN_ON(imm_recv || xfer.buffers() || round_bufs_ || sq_held_);
+	KTL_WARN_ON(recv || xfer.buffers() || round_bufs_ || sq_held_);
 }
 
 } // namespace srpt

@@ -81,8 +81,8 @@ public:
 private:
 	Cmd *get_cmd();
 	bool handle_iu(RecvCtx *r);
-	/* True when @c keeps @r (immediate data), decided before LIO has @c. */
-	bool handle_cmd(RecvCtx *r, Cmd *c);
+	/* Hands @c (holding @r, unless an SRQ's) to LIO, or answers it. */
+	void handle_cmd(RecvCtx *r, Cmd *c);
 	[[gnu::cold, gnu::noinline]] void handle_tsk_mgmt(RecvCtx *r, Cmd *c);
 	/* Out of line: the data path's entry points stay small (see Kbuild). */
 	[[gnu::noinline]] void drain_wait_list();

@@ -84,6 +84,8 @@ public:
 	void send_done(bool ok);
 	void aborted();
 	void release();
+	/* Posts recv again, if the command holds it: before its credit goes back. */
+	void return_recv();
 
 	/* The send queue's side (send_queue.cpp calls these). */
 	enum class Step { kPosted, kWait, kFailed };
@@ -104,7 +106,14 @@ public:
 	DataKind data_kind = DataKind::kNone;
 	ktl::u32 data_len = 0;
 	Transfer xfer;			/* the data moved by RDMA */
-	RecvCtx *imm_recv = nullptr;	/* holds the receive buffer (immediate data) */
+	/*
+	 * Its receive buffer (not an SRQ's), held until the credit that
+	 * stands for it goes back: a response, or a credit owed instead.
+	 * Posted again first, so that the initiator never holds a credit
+	 * for a buffer that is not posted (it would meet an RNR NAK, which
+	 * the CM's default timer makes a 655 ms wait).
+	 */
+	RecvCtx *recv = nullptr;
 	bool local = false;		/* answered by the core, never given to LIO */
 	ktl::u64 start_ns = 0;		/* receipt, for the latency histogram; 0: none */
 

@@ -215,6 +215,13 @@ void check_buffers(Run &r)
 		FUZZ_CHECK(b, "immediate data outside every receive buffer");
 		FUZZ_CHECK(static_cast<std::uint8_t *>(c->imm_data) == b->iu + r.imm,
 			   "immediate data not at the negotiated offset");
+		/* Given back before the response: only once LIO has answered. */
+		if (c->imm_given_back) {
+			const auto l = r.lio.find(c);
+			FUZZ_CHECK(l != r.lio.end() && l->second.responded,
+				   "a receive buffer posted again before LIO answered the command holding its data");
+			continue;
+		}
 		FUZZ_CHECK(!b->posted_on, "a receive buffer posted while a command holds its data");
 		holders[b]++;
 	}

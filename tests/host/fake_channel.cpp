@@ -9,6 +9,7 @@
  * twice, sleeping in atomic context.
  */
 #include "fake_internal.h"
+#include "srp_iu.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -169,6 +170,8 @@ extern "C" int srpt_os_channel_accept(struct srpt_os_channel *os, const void *rs
 	contract_check_locked(os, SRPT_CONTRACT_ACCEPT, "srpt_os_channel_accept");
 	const auto *b = static_cast<const srpt_u8 *>(rsp);
 	os->accept_rsp.assign(b, b + len);
+	if (len >= 8)
+		os->credits = iu::get_be32(os->accept_rsp, 4);
 	srpt_contract_done(&os->contract, SRPT_CONTRACT_ACCEPT);
 	return 0;
 }
@@ -373,8 +376,11 @@ extern "C" int srpt_os_recv_post(struct srpt_os_device *dev, struct srpt_os_chan
 		return -EINVAL;
 	if (ch && !check_channel_locked(ch, "srpt_os_recv_post"))
 		return -EINVAL;
-	if (const int err = count_call_locked("srpt_os_recv_post"))
+	if (const int err = count_call_locked("srpt_os_recv_post")) {
+		if (ch)
+			ch->recv_lost = true;
 		return err;
+	}
 	if (r->posted_on || r->posted_on_srq) {
 		violation_locked("srpt_os_recv_post of a buffer already posted");
 		return -EINVAL;
@@ -383,9 +389,15 @@ extern "C" int srpt_os_recv_post(struct srpt_os_device *dev, struct srpt_os_chan
 		violation_locked("srpt_os_recv_post on another device than the buffer's");
 	r->received_on = nullptr;
 	r->post_count++;
+	for (const srpt_os_cmd *c : S().cmds) {
+		const auto *d = static_cast<const srpt_u8 *>(c->imm_data);
+		if (d && d >= r->buf && d < r->iu + r->size)
+			const_cast<srpt_os_cmd *>(c)->imm_given_back = true;
+	}
 	if (ch) {
 		if (!ch->qp_live()) {
 			contract_check_locked(ch, SRPT_CONTRACT_RECV_POST, "srpt_os_recv_post");
+			ch->recv_lost = true;
 			return -EINVAL;
 		}
 		r->posted_on = ch;
@@ -602,6 +614,7 @@ extern "C" void srpt_os_cmd_release_data(struct srpt_os_cmd *c)
 	c->rdma_count = 0;
 	c->bufs_final = false;
 	c->imm_data = nullptr;
+	c->imm_given_back = false;
 	c->imm_len = 0;
 }
 
@@ -617,6 +630,9 @@ extern "C" void srpt_os_cmd_submit(struct srpt_os_cmd *c, const srpt_u8 *cdb)
 		c->submit_calls++;
 		if (!c->inited)
 			violation_locked("srpt_os_cmd_submit before srpt_os_cmd_init");
+		for (const srpt_os_recv *r : S().recvs)
+			if (cdb >= r->buf && cdb < r->iu + r->size && (r->posted_on || r->posted_on_srq))
+				violation_locked("srpt_os_cmd_submit of a CDB in a receive buffer posted again");
 		c->submitted = true;
 		c->cdb.assign(cdb, cdb + 16);
 		hook = S().config.on_submit;
@@ -678,6 +694,8 @@ extern "C" void srpt_os_cmd_execute(struct srpt_os_cmd *c)
 		c->execute_calls++;
 		if (c->rdma_pending)
 			violation_locked("srpt_os_cmd_execute with the RDMA READ still outstanding");
+		if (c->imm_given_back)
+			violation_locked("srpt_os_cmd_execute with the immediate data's buffer posted again");
 		for (const srpt_os_cmd::Rdma &b : c->rdma)
 			if (b.mapped)
 				violation_locked("srpt_os_cmd_execute with a buffer still mapped for RDMA");
@@ -730,6 +748,15 @@ extern "C" int srpt_os_cmd_post(struct srpt_os_cmd *c, srpt_u32 rsp_len)
 	c->wrs_pending += wrs;
 	if (rsp_len) {
 		c->responses.emplace_back(c->rsp_buf, c->rsp_buf + std::min(rsp_len, c->rsp_size));
+		if (c->responses.back().size() >= 8) {
+			srpt_os_channel *ch = c->ch;
+
+			ch->credits += iu::get_be32(c->responses.back(), 4);
+			if (!ch->qp.use_srq && !ch->recv_lost &&
+			    ch->credits > static_cast<long>(ch->posted.size()))
+				violation_locked(strf("a response leaves the initiator %ld credits for %zu posted receive buffers",
+						      ch->credits, ch->posted.size()));
+		}
 		c->responses_with_data.push_back(!now.empty());
 		c->sends_pending++;
 	} else {
@@ -901,11 +928,19 @@ srpt_os_recv *receive(srpt_os_channel &ch, const void *iu, std::size_t len, bool
 		} else {
 			ch.posted.erase(ch.posted.begin());
 			r->posted_on = nullptr;
+			/*
+			 * Any IU takes a buffer: counted as a credit spent, as an
+			 * initiator that sends without one can always find none.
+			 */
+			if (!ok)
+				ch.recv_lost = true;
+			else
+				ch.credits--;
 		}
 		r->received_on = &ch;
 		for (const srpt_os_cmd *c : S().cmds) {
 			const auto *d = static_cast<const srpt_u8 *>(c->imm_data);
-			if (d && d >= r->buf && d < r->iu + r->size)
+			if (d && !c->imm_given_back && d >= r->buf && d < r->iu + r->size)
 				violation_locked("an IU overwrote immediate data a command still holds");
 		}
 		if (ok && len)

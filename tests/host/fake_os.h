@@ -143,6 +143,14 @@ struct srpt_os_channel {
 	int qp_error_calls = 0;
 	int zero_write_calls = 0;
 	std::vector<srpt_os_recv *> posted;	/* receive queue, oldest first */
+	/*
+	 * The initiator's request credits: the login response's, less one
+	 * for each IU received, plus each response's REQUEST LIMIT DELTA. Without an SRQ each must stand for a posted
+	 * receive buffer: srpt_os_cmd_post() checks, until a buffer is lost
+	 * (its post failed, or it completed in error: the QP is broken).
+	 */
+	long credits = 0;
+	bool recv_lost = false;
 
 	/*
 	 * The LIO ACLs, as target_setup_session() sees them: the result of
@@ -215,6 +223,8 @@ struct srpt_os_cmd {
 	bool submitted = false;
 	std::vector<srpt_u8> cdb;		/* 16 bytes once submitted */
 	void *imm_data = nullptr;
+	/* The core posted the buffer holding imm_data again: LIO was done with it. */
+	bool imm_given_back = false;
 	srpt_u32 imm_len = 0;
 	srpt_u32 rdma_count = 0;		/* from the first buf_add */
 	/* No buf_add until release_data: after init, or after a buf_add failed. */

@@ -863,6 +863,13 @@ TEST_F(ChannelStates, IusBeforeEstablishedWaitForTheZeroLengthWrite)
 	EXPECT_EQ((std::vector<std::string>{"cmd_init tag 0x1", "cmd_init tag 0x2", "cmd_init tag 0x3"}),
 		  trace_of({"cmd_init"}))
 		<< "in the order they came";
+	EXPECT_EQ(posted_before - 3, posted(ch)) << "each command holds its buffer until answered";
+	for (srpt_os_cmd *c : fake::cmds_of(ch)) {
+		if (!c->submitted)
+			continue;
+		lio_respond(c);
+		lio_finish(c);
+	}
 	EXPECT_EQ(posted_before, posted(ch));
 }
 

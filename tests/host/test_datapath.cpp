@@ -62,7 +62,7 @@ TEST_F(Datapath, CommandWithoutData)
 	c.task_attr = 0x02;
 	srpt_os_cmd *cmd = send_cmd(*ch_, iu::cmd(c));
 	ASSERT_NE(nullptr, cmd);
-	EXPECT_EQ(128u, posted(*ch_)) << "the buffer went back at once";
+	EXPECT_EQ(127u, posted(*ch_)) << "the command holds its buffer until it is answered";
 	EXPECT_EQ(0x42u, cmd->info.tag);
 	EXPECT_EQ(5u, cmd->info.lun);
 	EXPECT_EQ(0u, cmd->info.data_len);
@@ -75,6 +75,7 @@ TEST_F(Datapath, CommandWithoutData)
 
 	lio_respond(cmd);
 	ASSERT_EQ(1u, cmd->responses.size());
+	EXPECT_EQ(128u, posted(*ch_)) << "the buffer went back with the credit that stands for it";
 	Bytes want(36, 0);
 	want[0] = 0xc1;
 	want[1] = 0x01;		/* SCSOLNT asked, GOOD status */
@@ -243,7 +244,7 @@ TEST_F(Datapath, ZeroLengthTransfers)
 	lio_finish(w);
 }
 
-TEST_F(Datapath, ImmediateDataHoldsTheReceiveBufferUntilRelease)
+TEST_F(Datapath, ImmediateDataHoldsTheReceiveBufferUntilLioAnswers)
 {
 	/* ib_srp's offset: SRP_CMD, 16 bytes of additional CDB, the descriptor. */
 	live(32768, 0x80, 68);
@@ -273,13 +274,22 @@ TEST_F(Datapath, ImmediateDataHoldsTheReceiveBufferUntilRelease)
 	EXPECT_EQ(0, srpt_core_write_pending(c->core));
 	EXPECT_EQ(0, c->post_calls);
 	EXPECT_EQ(1, c->execute_calls);
-	lio_respond(c);
-	ASSERT_TRUE(fake::complete_send(c, true));
-	EXPECT_EQ(before - 1, posted(*ch_)) << "still held: LIO did not release the command yet";
+	EXPECT_EQ(before - 1, posted(*ch_)) << "still held: LIO has not answered yet";
+	/*
+	 * LIO's answer means it is done with the data: the buffer goes back
+	 * before the response whose credit stands for it (the fake checks
+	 * that every credit the initiator holds has a buffer posted).
+	 */
 	const int posts = r->post_count;
-	srpt_core_release_cmd(c->core);
+	lio_respond(c);
 	EXPECT_EQ(before, posted(*ch_));
 	EXPECT_EQ(posts + 1, r->post_count);
+	EXPECT_EQ(1u, c->responses.size());
+	EXPECT_EQ(1u, last_rsp(c).req_lim_delta);
+	ASSERT_TRUE(fake::complete_send(c, true));
+	srpt_core_release_cmd(c->core);
+	EXPECT_EQ(before, posted(*ch_));
+	EXPECT_EQ(posts + 1, r->post_count) << "once";
 	EXPECT_EQ(nullptr, c->imm_data);
 }
 
@@ -1098,15 +1108,17 @@ TEST_F(Datapath, AnIuWaitsForASendContext)
 	std::vector<srpt_os_cmd *> held;
 	for (std::uint64_t t = 1; t <= 4; t++)
 		held.push_back(send_cmd(*ch_, read_cmd(t)));
-	ASSERT_EQ(4u, posted(*ch_));
+	ASSERT_EQ(0u, posted(*ch_)) << "each command holds its buffer until answered";
 
+	/* The first response gives a credit and its buffer back, not its context. */
+	lio_respond(held[0], 0, true);
+	ASSERT_EQ(1u, posted(*ch_));
 	fake::take_trace();
 	srpt_os_recv *r = send_iu(*ch_, read_cmd(5));
-	EXPECT_EQ(3u, posted(*ch_)) << "the waiting IU keeps its buffer";
+	EXPECT_EQ(0u, posted(*ch_)) << "the waiting IU keeps its buffer";
 	EXPECT_TRUE(trace_of({"cmd_init"}).empty());
 
 	/* A response's completion frees nothing until LIO releases. */
-	lio_respond(held[0], 0, true);
 	ASSERT_TRUE(fake::complete_send(held[0], true));
 	EXPECT_TRUE(trace_of({"cmd_init"}).empty());
 	/* LIO releases outside completion context: a zero-length write kicks. */
@@ -1116,8 +1128,8 @@ TEST_F(Datapath, AnIuWaitsForASendContext)
 	EXPECT_TRUE(trace_of({"cmd_init"}).empty()) << "not outside completion context";
 	ASSERT_TRUE(fake::complete_zero_write(*ch_, true));
 	EXPECT_EQ(std::vector<std::string>{"cmd_init tag 0x5"}, trace_of({"cmd_init"}));
-	EXPECT_EQ(4u, posted(*ch_));
-	EXPECT_EQ(nullptr, r->received_on);
+	EXPECT_EQ(0u, posted(*ch_)) << "the command holds the buffer it came in";
+	EXPECT_EQ(ch_, r->received_on);
 
 	for (srpt_os_cmd *c : fake::cmds_of(*ch_)) {
 		lio_respond(c, 0, true);
@@ -1152,18 +1164,21 @@ TEST_F(Datapath, ContextsGivenBackFromAnyContextAreTakenByTheNextIus)
 	EXPECT_EQ(zw, ch_->zero_write_calls) << "no kick: nothing waited";
 	EXPECT_EQ(4u, in_flight(*ch_));
 
-	/* None left: the next IU waits, and the next context given back wakes it. */
+	/*
+	 * None left: the next IU (on the credit of the next response) waits,
+	 * and the next context given back wakes it.
+	 */
+	lio_respond(held[2], 0, true);
 	srpt_os_recv *r = send_iu(*ch_, read_cmd(7));
 	EXPECT_EQ((std::vector<std::string>{"cmd_init tag 0x5", "cmd_init tag 0x6"}),
 		  trace_of({"cmd_init"}));
-	lio_respond(held[2], 0, true);
 	ASSERT_TRUE(fake::complete_send(held[2], true));
 	srpt_core_release_cmd(held[2]->core);
 	EXPECT_EQ(zw + 1, ch_->zero_write_calls) << "the waiting IU is kicked";
 	ASSERT_TRUE(fake::complete_zero_write(*ch_, true));
 	EXPECT_EQ((std::vector<std::string>{"cmd_init tag 0x5", "cmd_init tag 0x6", "cmd_init tag 0x7"}),
 		  trace_of({"cmd_init"}));
-	EXPECT_EQ(nullptr, r->received_on);
+	EXPECT_EQ(ch_, r->received_on) << "the command holds the buffer it came in";
 	for (srpt_os_cmd *c : fake::cmds_of(*ch_)) {
 		if (c == held[0] || c == held[1] || c == held[2])
 			continue;
@@ -1354,8 +1369,9 @@ TEST_F(Datapath, WaitingIusKeepTheirOrder)
 	for (std::uint64_t t = 1; t <= 4; t++)
 		held.push_back(send_cmd(*ch_, read_cmd(t)));
 	fake::take_trace();
+	lio_respond(held[0], 0, true);			/* a credit and its buffer back */
 	send_iu(*ch_, read_cmd(0xa));			/* waits */
-	lio_respond(held[0], 0, true);
+	lio_respond(held[1], 0, true);
 	ASSERT_TRUE(fake::complete_send(held[0], true));
 	srpt_core_release_cmd(held[0]->core);		/* kick posted */
 	iu::TskMgmt abort;
@@ -1367,7 +1383,9 @@ TEST_F(Datapath, WaitingIusKeepTheirOrder)
 	EXPECT_EQ("cmd_init tag 0xa", order[0]) << "the ABORT TASK overtook the command it aborts";
 	while (ch_->zero_writes_pending)
 		ASSERT_TRUE(fake::complete_zero_write(*ch_, true));
-	EXPECT_EQ(3u, posted(*ch_)) << "one IU still waits for a context";
+	EXPECT_EQ(1u, trace_of({"cmd_init", "cmd_submit_tmr"}).size())
+		<< "the ABORT TASK still waits for a context";
+	EXPECT_EQ(0u, posted(*ch_)) << "the commands and the waiting IU hold every buffer";
 }
 
 /* ---- task management ---- */
@@ -1410,9 +1428,10 @@ TEST_F(Datapath, TaskManagementFunctions)
 			EXPECT_EQ(0xabcu, c->tmr_task_tag);
 			EXPECT_EQ(tag, c->tmr_tag);
 			EXPECT_EQ(static_cast<int>(CmdState::kMgmt), cmd_state(c));
-			EXPECT_EQ(128u, posted(*ch_));
+			EXPECT_EQ(127u, posted(*ch_)) << "held until LIO answers";
 			srpt_core_queue_tm_response(c->core, a.r);
 			ASSERT_EQ(1u, c->responses.size());
+			EXPECT_EQ(128u, posted(*ch_));
 			Bytes want(40, 0);
 			want[0] = 0xc1;
 			want[1] = 0x01;	/* both SOLNT bits asked */
