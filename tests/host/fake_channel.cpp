@@ -389,6 +389,11 @@ extern "C" int srpt_os_recv_post(struct srpt_os_device *dev, struct srpt_os_chan
 		violation_locked("srpt_os_recv_post on another device than the buffer's");
 	r->received_on = nullptr;
 	r->post_count++;
+	if (r->no_credit) {
+		r->no_credit = false;
+		if (ch)
+			ch->credits++;
+	}
 	for (const srpt_os_cmd *c : S().cmds) {
 		const auto *d = static_cast<const srpt_u8 *>(c->imm_data);
 		if (d && d >= r->buf && d < r->iu + r->size)
@@ -754,7 +759,8 @@ extern "C" int srpt_os_cmd_post(struct srpt_os_cmd *c, srpt_u32 rsp_len)
 			ch->credits += iu::get_be32(c->responses.back(), 4);
 			if (!ch->qp.use_srq && !ch->recv_lost &&
 			    ch->credits > static_cast<long>(ch->posted.size()))
-				violation_locked(strf("a response leaves the initiator %ld credits for %zu posted receive buffers",
+				violation_locked(strf("a response leaves the initiator %ld credits for %zu "
+						      "posted receive buffers",
 						      ch->credits, ch->posted.size()));
 		}
 		c->responses_with_data.push_back(!now.empty());
@@ -929,13 +935,17 @@ srpt_os_recv *receive(srpt_os_channel &ch, const void *iu, std::size_t len, bool
 			ch.posted.erase(ch.posted.begin());
 			r->posted_on = nullptr;
 			/*
-			 * Any IU takes a buffer: counted as a credit spent, as an
-			 * initiator that sends without one can always find none.
+			 * Any IU takes a buffer: one that spends no credit counts
+			 * as one until the core posts its buffer again.
 			 */
-			if (!ok)
+			if (!ok) {
 				ch.recv_lost = true;
-			else
+			} else {
+				const srpt_u8 op = len ? static_cast<const srpt_u8 *>(iu)[0] : 0;
+
 				ch.credits--;
+				r->no_credit = op != 0x01 && op != 0x02;
+			}
 		}
 		r->received_on = &ch;
 		for (const srpt_os_cmd *c : S().cmds) {

@@ -145,9 +145,12 @@ struct srpt_os_channel {
 	std::vector<srpt_os_recv *> posted;	/* receive queue, oldest first */
 	/*
 	 * The initiator's request credits: the login response's, less one
-	 * for each IU received, plus each response's REQUEST LIMIT DELTA. Without an SRQ each must stand for a posted
-	 * receive buffer: srpt_os_cmd_post() checks, until a buffer is lost
-	 * (its post failed, or it completed in error: the QP is broken).
+	 * for each IU received, plus each response's REQUEST LIMIT DELTA;
+	 * an IU that spends none (an empty or unknown one, SRP_I_LOGOUT)
+	 * counts until its buffer is posted again. Without an SRQ each must
+	 * stand for a posted receive buffer: srpt_os_cmd_post() checks,
+	 * until a buffer is lost (its post failed, or it completed in
+	 * error: the QP is broken).
 	 */
 	long credits = 0;
 	bool recv_lost = false;
@@ -192,6 +195,7 @@ struct srpt_os_recv {
 	/* Handed to the core by fake::receive() and not posted again since. */
 	srpt_os_channel *received_on = nullptr;
 	int post_count = 0;			/* successful srpt_os_recv_post() calls */
+	bool no_credit = false;			/* holds an IU that spent no credit */
 };
 
 /* A send context, allocated by srpt_os_cmd_alloc(). */

@@ -571,6 +571,26 @@ TEST_F(Datapath, AbortedTasksOweACredit)
 	lio_finish(b);
 }
 
+TEST_F(Datapath, AnAbortedTaskPostsItsBufferBeforeItsCreditIsOwed)
+{
+	/* LIO may answer another command before it releases the aborted one. */
+	live();
+	const std::size_t before = posted(*ch_);
+	srpt_os_cmd *a = send_cmd(*ch_, read_cmd(1));
+	srpt_os_cmd *b = send_cmd(*ch_, read_cmd(2));
+	ASSERT_TRUE(a && b);
+	EXPECT_EQ(before - 2, posted(*ch_));
+	srpt_core_aborted_task(a->core);
+	EXPECT_EQ(before - 1, posted(*ch_)) << "the aborted command's buffer went back";
+	/* Its credit goes with b's response (the fake checks the buffer behind it). */
+	lio_respond(b, 0, true);
+	EXPECT_EQ(2u, last_rsp(b).req_lim_delta);
+	EXPECT_EQ(before, posted(*ch_));
+	srpt_core_release_cmd(a->core);
+	EXPECT_EQ(before, posted(*ch_)) << "posted once";
+	lio_finish(b);
+}
+
 TEST_F(Datapath, AFailedPostUndoesEverything)
 {
 	live();
