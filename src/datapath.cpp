@@ -599,9 +599,9 @@ void Cmd::unmap_round()
 /* srpt_queue_response for queue_data_in and queue_status */
 void Cmd::queue_response(const srpt_cmd_status &st, bool with_data)
 {
-	const CmdState prev = set_state(CmdState::kCmdRspSent);
-
 	/* Not while its write data comes in: that step may be in the send queue. */
+	const CmdState prev = set_state_from(CmdState::kNew, CmdState::kDataIn, CmdState::kCmdRspSent);
+
 	if (prev != CmdState::kNew && prev != CmdState::kDataIn) {
 		srpt_os_log(SRPT_LOG_ERR, "%s: command %#llx: response in state %s\n", ch_->name(),
 			    tag, cmd_state_name(prev));

@@ -40,6 +40,17 @@ CmdState Cmd::set_state(CmdState s)
 	return static_cast<CmdState>(cur);
 }
 
+CmdState Cmd::set_state_from(CmdState a, CmdState b, CmdState s)
+{
+	ktl::u8 cur = state_.load();
+
+	while (static_cast<CmdState>(cur) == a || static_cast<CmdState>(cur) == b) {
+		if (state_.compare_exchange(cur, static_cast<ktl::u8>(s)))
+			break;
+	}
+	return static_cast<CmdState>(cur);
+}
+
 bool Cmd::test_and_set_state(CmdState old, CmdState s)
 {
 	ktl::u8 expected = static_cast<ktl::u8>(old);

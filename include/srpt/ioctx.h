@@ -61,6 +61,8 @@ public:
 	CmdState set_state(CmdState s);
 	/* srpt_test_and_set_cmd_state: only from @old; true if it was @old. */
 	[[nodiscard]] bool test_and_set_state(CmdState old, CmdState s);
+	/* Only from @a or @b; returns the state found (moved if it was one of them). */
+	CmdState set_state_from(CmdState a, CmdState b, CmdState s);
 	CmdState state() const { return static_cast<CmdState>(state_.load()); }
 
 	/* Ready for a new request (srpt_get_send_ioctx). */

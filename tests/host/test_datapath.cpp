@@ -1088,6 +1088,21 @@ TEST_F(Datapath, ResponsesInUnexpectedStates)
 	EXPECT_EQ(dones, d->done_calls);
 	EXPECT_EQ(1, fake::log_count("command 0x92: send completion in state new"));
 	EXPECT_EQ(slots, sq());
+
+	/* A response while the write data comes in leaves the command waiting for it. */
+	srpt_os_cmd *w = send_cmd(*ch_, write_cmd(0x93));
+	ASSERT_NE(nullptr, w);
+	ASSERT_EQ(0, srpt_core_write_pending(w->core));
+	lio_respond(w);
+	EXPECT_EQ(1, fake::log_count("command 0x93: response in state need data"))
+		<< fake::log_text();
+	EXPECT_EQ(static_cast<int>(CmdState::kNeedData), cmd_state(w));
+	ASSERT_TRUE(fake::complete_rdma(w, true));
+	EXPECT_TRUE(w->responses.empty()) << "a response LIO never asked for";
+	EXPECT_EQ(1, w->execute_calls) << "the data is in: LIO executes";
+	lio_respond(w);
+	lio_finish(w);
+	EXPECT_EQ(1u, w->responses.size());
 }
 
 TEST_F(Datapath, UnknownIusAreDroppedAndTheirBuffersReposted)
