@@ -572,6 +572,8 @@ void Cmd::fail_response()
 
 void Cmd::respond(u32 data_bytes)
 {
+	/* Whoever answers is done with the CDB and any immediate data. */
+	return_recv();
 	xfer.start(data_bytes);
 	need_ = 0;
 	submit();
@@ -607,8 +609,6 @@ void Cmd::queue_response(const srpt_cmd_status &st, bool with_data)
 			    tag, cmd_state_name(prev));
 		return;
 	}
-	/* LIO is done with the CDB and any immediate data. */
-	return_recv();
 	rsp_ = Rsp::kStatus;
 	st_ = st;
 	/* Exactly the bytes of the SCSI transfer, never what lies past them. */
@@ -622,7 +622,6 @@ void Cmd::queue_response(const srpt_cmd_status &st, bool with_data)
 
 void Cmd::respond_local_status(u8 scsi_status, const u8 *sense, u32 sense_len)
 {
-	return_recv();
 	local = true;
 	set_state(CmdState::kCmdRspSent);
 	rsp_ = Rsp::kStatus;
@@ -635,7 +634,6 @@ void Cmd::respond_local_status(u8 scsi_status, const u8 *sense, u32 sense_len)
 
 void Cmd::respond_local_tmf(u8 rsp_code)
 {
-	return_recv();
 	local = true;
 	set_state(CmdState::kMgmtRspSent);
 	rsp_ = Rsp::kTmf;
@@ -651,7 +649,6 @@ void Cmd::queue_tm_response(srpt_tmr_response r)
 			    ch_->name(), tag, cmd_state_name(state()));
 		return;
 	}
-	return_recv();
 	rsp_ = Rsp::kTmf;
 	tmf_code_ = tmf_rsp_code(r);
 	respond(0);

@@ -127,7 +127,10 @@ private:
 
 	/* Hands the next step to the send queue; ends the command if it cannot go. */
 	void submit();
-	/* Queues the response for sending, after @data_bytes of read data. */
+	/*
+	 * Queues the response for sending, after @data_bytes of read data;
+	 * posts the command's receive buffer again first (return_recv()).
+	 */
 	void respond(ktl::u32 data_bytes);
 	/* The SRP_RSP into rsp_buf, carrying @delta credits; its length or 0. */
 	ktl::size_t build_rsp(ktl::u32 delta);
