@@ -242,7 +242,12 @@ static void cmd_write_end_to_end(struct kunit *test)
 }
 
 /* A read: the data goes out by RDMA WRITE in the same post as the SRP_RSP. */
-static void cmd_read_end_to_end(struct kunit *test)
+/*
+ * A 4 KiB READ answered 512 bytes short: exactly the 3584 bytes go. The
+ * buffer is mapped for the transfer, or @kept mapped by the shim
+ * (SRPT_BUF_KEPT), when the core neither maps nor unmaps it.
+ */
+static void cmd_read(struct kunit *test, bool kept)
 {
 	const struct srpt_cmd_status st = {
 		.scsi_status = 0,
@@ -261,7 +266,8 @@ static void cmd_read_end_to_end(struct kunit *test)
 	u32 len;
 
 	core = live_channel(test, 16384, false, &ch);
-	ch->rdma_map_wrs = 2;		/* the buffer needs two work requests */
+	ch->rdma_map_wrs = 2;		/* a mapped buffer needs two work requests */
+	ch->buf_kept = kept;
 	c = cmd_iu(iu, 0x77, 0x28);	/* READ(10) */
 	len = add_direct(c, false, 0x9000, 0x55, 4096);
 	mark = ch->n_log;
@@ -273,22 +279,41 @@ static void cmd_read_end_to_end(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, cmd->info.dir, SRPT_DATA_IN);
 	KUNIT_EXPECT_EQ(test, cmd->info.data_len, 4096U);
 
-	/* queue_data_in, 512 bytes short: exactly the 3584 bytes go. */
 	mark = ch->n_log;
 	srpt_core_queue_response(cmd->core, st, 1);
-	TF_EXPECT_CALLS(test, ch, mark, FAKE_RECV_POST, FAKE_CMD_RDMA_MAP, FAKE_CMD_POST_RESPONSE);
+	if (kept)
+		TF_EXPECT_CALLS(test, ch, mark, FAKE_RECV_POST, FAKE_CMD_POST_RESPONSE);
+	else
+		TF_EXPECT_CALLS(test, ch, mark, FAKE_RECV_POST, FAKE_CMD_RDMA_MAP,
+				FAKE_CMD_POST_RESPONSE);
 	KUNIT_EXPECT_TRUE(test, ch->sent_with_data);
 	KUNIT_EXPECT_EQ(test, cmd->sent_bytes, 4096U - 512);
 	expect_rsp(test, ch, cmd, 0x77, 0, SRP_RSP_FLAG_DIUNDER, 0, sizeof(struct srp_rsp));
 	KUNIT_EXPECT_EQ(test, get_unaligned_be32(ch->sent + 20), 0U);
 	KUNIT_EXPECT_EQ(test, get_unaligned_be32(ch->sent + 24), 512U);
-	expect_credits(test, core, DEPTH, 0, sq - 3);
+	/* The response and the transfer's work requests. */
+	expect_credits(test, core, DEPTH, 0, sq - (kept ? 2 : 3));
 
 	KUNIT_ASSERT_EQ(test, fake_channel_complete(ch, FAKE_WR_SEND, true), 0);
 	srpt_core_release_cmd(cmd->core);
-	TF_EXPECT_CALLS(test, ch, mark, FAKE_RECV_POST, FAKE_CMD_RDMA_MAP, FAKE_CMD_POST_RESPONSE,
-			FAKE_CMD_RDMA_UNMAP, FAKE_CMD_DONE, FAKE_CMD_RELEASE_DATA);
+	if (kept)
+		TF_EXPECT_CALLS(test, ch, mark, FAKE_RECV_POST, FAKE_CMD_POST_RESPONSE,
+				FAKE_CMD_DONE, FAKE_CMD_RELEASE_DATA);
+	else
+		TF_EXPECT_CALLS(test, ch, mark, FAKE_RECV_POST, FAKE_CMD_RDMA_MAP,
+				FAKE_CMD_POST_RESPONSE, FAKE_CMD_RDMA_UNMAP, FAKE_CMD_DONE,
+				FAKE_CMD_RELEASE_DATA);
 	expect_credits(test, core, DEPTH, 0, sq);
+}
+
+static void cmd_read_end_to_end(struct kunit *test)
+{
+	cmd_read(test, false);
+}
+
+static void cmd_read_kept_buffer(struct kunit *test)
+{
+	cmd_read(test, true);
 }
 
 /* Builds malformed SRP_CMD number @i; its length, 0 past the last. */
@@ -588,6 +613,7 @@ static void cmd_task_management(struct kunit *test)
 static struct kunit_case srpt_command_cases[] = {
 	KUNIT_CASE(cmd_write_end_to_end),
 	KUNIT_CASE(cmd_read_end_to_end),
+	KUNIT_CASE(cmd_read_kept_buffer),
 	KUNIT_CASE(cmd_malformed_answered_locally),
 	KUNIT_CASE(cmd_immediate_data_holds_buffer),
 	KUNIT_CASE(cmd_released_in_submit_reposts_once),

@@ -697,6 +697,7 @@ static void fake_cmd_rdma_reset(struct srpt_os_cmd *cmd)
 	cmd->rdma_added = 0;
 	cmd->mapped = 0;
 	cmd->posted = 0;
+	cmd->kept = false;
 	cmd->sent_bytes = 0;
 }
 
@@ -723,6 +724,10 @@ int srpt_os_cmd_buf_add(struct srpt_os_cmd *cmd, u32 count, enum srpt_data_dir d
 	if (cmd->rdma_added < FAKE_MAX_RDMA)
 		cmd->rdma[cmd->rdma_added] = (struct fake_rdma_buf){ va, rkey, len };
 	cmd->rdma_added++;
+	if (cmd->ch->buf_kept && count == 1 && dir == SRPT_DATA_IN) {
+		cmd->kept = true;
+		return SRPT_BUF_KEPT;
+	}
 	return 0;
 }
 
@@ -730,9 +735,10 @@ int srpt_os_cmd_rdma_map(struct srpt_os_cmd *cmd, u32 buf, u32 off, u32 len)
 {
 	if (!cmd_record(cmd, FAKE_CMD_RDMA_MAP))
 		return -EINVAL;
-	if (buf >= min_t(u32, cmd->rdma_added, FAKE_MAX_RDMA) || (cmd->mapped & BIT(buf))) {
-		violation("rdma_map of buffer %u (%u added, mapped %#x)", buf, cmd->rdma_added,
-			  cmd->mapped);
+	if (buf >= min_t(u32, cmd->rdma_added, FAKE_MAX_RDMA) || (cmd->mapped & BIT(buf)) ||
+	    cmd->kept) {
+		violation("rdma_map of buffer %u (%u added, mapped %#x, kept %d)", buf,
+			  cmd->rdma_added, cmd->mapped, cmd->kept);
 		return -EINVAL;
 	}
 	if (off % SRPT_RDMA_PIECE_ALIGN || !len || off + len > cmd->rdma[buf].len)
@@ -751,6 +757,8 @@ void srpt_os_cmd_rdma_unmap(struct srpt_os_cmd *cmd, u32 buf)
 		return;
 	if (buf >= FAKE_MAX_RDMA)
 		return;
+	if (cmd->kept)
+		violation("rdma_unmap of a kept buffer");
 	cmd->mapped &= ~BIT(buf);
 	cmd->posted &= ~BIT(buf);
 }
@@ -801,14 +809,23 @@ void srpt_os_cmd_execute(struct srpt_os_cmd *cmd)
 	cmd_record(cmd, FAKE_CMD_EXECUTE);
 }
 
-int srpt_os_cmd_post(struct srpt_os_cmd *cmd, u32 rsp_len)
+int srpt_os_cmd_post(struct srpt_os_cmd *cmd, u32 rsp_len, u32 kept_len)
 {
 	struct srpt_os_channel *ch = cmd->ch;
-	const u32 now = cmd->mapped & ~cmd->posted;
+	u32 now = cmd->mapped & ~cmd->posted;
 	unsigned long flags;
 
 	if (!cmd_record(cmd, rsp_len ? FAKE_CMD_POST_RESPONSE : FAKE_CMD_POST_RDMA))
 		return -EINVAL;
+	if (kept_len) {
+		if (!cmd->kept || (cmd->posted & BIT(0)) || kept_len > cmd->rdma[0].len) {
+			violation("a post of %u bytes of a buffer that is not kept, or posted",
+				  kept_len);
+			return -EINVAL;
+		}
+		now |= BIT(0);
+		cmd->sent_bytes += kept_len;
+	}
 	if (!now && !rsp_len)
 		violation("a post of nothing");
 	if (now && rsp_len && cmd->rdma_dir != SRPT_DATA_IN)

@@ -117,6 +117,8 @@ struct srpt_os_channel {
 	int cmd_init_err;
 	int rdma_map_wrs;		/* what rdma_map returns; 0 means 1 */
 	int rdma_map_err;
+	/* buf_add keeps a command's one buffer of read data (SRPT_BUF_KEPT). */
+	bool buf_kept;
 	int post_rdma_err;
 	int post_response_err;
 	int submit_tmr_err;
@@ -201,7 +203,8 @@ struct srpt_os_cmd {
 	u32 rdma_added;			/* buf_add, stored up to FAKE_MAX_RDMA */
 	struct fake_rdma_buf rdma[FAKE_MAX_RDMA];
 	u32 mapped;			/* bit n: buffer n mapped (rdma_map) */
-	u32 posted;			/* ... and posted */
+	u32 posted;			/* ... and posted (or, kept, since buf_add) */
+	bool kept;			/* buffer 0 is kept: buf_add said SRPT_BUF_KEPT */
 	u32 sent_bytes;			/* bytes of the transfers posted */
 	u64 tmr_lun;			/* submit_tmr */
 	u64 tmr_task_tag;

@@ -185,8 +185,9 @@ int map_data(Cmd *c, RecvCtx *r, const DataLayout &l)
 		if (!b.len)
 			continue;
 		const int ret = srpt_os_cmd_buf_add(c->os.get(), count, l.dir, b.va, b.key, b.len);
-		if (ret)
+		if (ret < 0)
 			return ret;
+		c->kept = ret == SRPT_BUF_KEPT;
 		c->xfer.add(b.len);
 	}
 	return 0;
@@ -239,8 +240,7 @@ void ChannelIo::handle_cmd(RecvCtx *r, Cmd *c)
 		srpt_os_log(SRPT_LOG_ERR | SRPT_LOG_RATELIMITED,
 			    "%s: command %#llx: allocating %u bytes for its data failed (%d)\n",
 			    ch_.name(), c->tag, c->data_len, ret);
-		srpt_os_cmd_release_data(c->os.get());
-		c->xfer.clear();
+		c->release_data();
 		if (transient(ret)) {
 			stats_.add(Stat::kErrNoMemory);
 			c->respond_local_status(kStatusTaskSetFull, nullptr, 0);
@@ -263,8 +263,7 @@ void ChannelIo::handle_cmd(RecvCtx *r, Cmd *c)
 		/* The session is stopping: nobody is waiting for an answer. */
 		srpt_os_log(SRPT_LOG_DEBUG, "%s: dropping command %#llx (%d)\n", ch_.name(), c->tag, ret);
 		stats_.add(Stat::kDropped);
-		srpt_os_cmd_release_data(c->os.get());
-		c->xfer.clear();
+		c->release_data();
 		c->return_recv();
 		credits_.owe_one();
 		put_cmd(c);
@@ -365,6 +364,7 @@ Cmd::Step Cmd::post_step(SendQueue &q)
 	const Transfer::Mark start = xfer.mark();
 	u32 wrs = 0;
 	u32 blocked = 0;	/* slots this round would need with the piece that did not fit */
+	u32 kept_len = 0;	/* bytes of a kept buffer, which goes by length */
 
 	if (q.closed()) {
 		step_err_ = -ktl::kESHUTDOWN;
@@ -376,44 +376,57 @@ Cmd::Step Cmd::post_step(SendQueue &q)
 		return Step::kWait;
 	round_first_ = xfer.cursor();
 	round_bufs_ = 0;
-	while (xfer.left()) {
-		const Piece p = xfer.next(q.piece_limit());
-		const int n = srpt_os_cmd_rdma_map(os.get(), p.buf, p.off, p.len);
+	if (kept) {
+		/* One piece (at most a page), one work request, nothing to map. */
+		if (xfer.left() && free) {
+			const Piece p = xfer.next(q.piece_limit());
 
-		if (n < 0) {
-			if (round_bufs_)
-				break;
-			/* Work in flight gives registrations and memory back. */
-			if (transient(n) && free < q.slots()) {
-				need_ = 0;
-				return Step::kWait;
+			kept_len = p.len;
+			wrs = 1;
+			xfer.advance(p);
+		} else if (xfer.left()) {
+			blocked = 1;
+		}
+	} else {
+		while (xfer.left()) {
+			const Piece p = xfer.next(q.piece_limit());
+			const int n = srpt_os_cmd_rdma_map(os.get(), p.buf, p.off, p.len);
+
+			if (n < 0) {
+				if (round_bufs_)
+					break;
+				/* Work in flight gives registrations and memory back. */
+				if (transient(n) && free < q.slots()) {
+					need_ = 0;
+					return Step::kWait;
+				}
+				step_err_ = n;
+				post_err_ = false;
+				return Step::kFailed;
 			}
-			step_err_ = n;
-			post_err_ = false;
-			return Step::kFailed;
-		}
-		if (static_cast<u32>(n) > q.slots()) {
-			/* It would never fit: smaller pieces for this channel from now on. */
-			srpt_os_cmd_rdma_unmap(os.get(), p.buf);
-			if (q.shrink_piece_limit())
-				continue;
-			if (round_bufs_)
+			if (static_cast<u32>(n) > q.slots()) {
+				/* It would never fit: smaller pieces for this channel from now on. */
+				srpt_os_cmd_rdma_unmap(os.get(), p.buf);
+				if (q.shrink_piece_limit())
+					continue;
+				if (round_bufs_)
+					break;
+				step_err_ = -ktl::kENOSPC;
+				post_err_ = false;
+				return Step::kFailed;
+			}
+			if (wrs + static_cast<u32>(n) > free) {
+				srpt_os_cmd_rdma_unmap(os.get(), p.buf);
+				blocked = wrs + static_cast<u32>(n);
 				break;
-			step_err_ = -ktl::kENOSPC;
-			post_err_ = false;
-			return Step::kFailed;
+			}
+			wrs += static_cast<u32>(n);
+			round_bufs_++;
+			xfer.advance(p);
+			/* A buffer has one mapping at a time: its next piece next round. */
+			if (xfer.left() && xfer.cursor() == p.buf)
+				break;
 		}
-		if (wrs + static_cast<u32>(n) > free) {
-			srpt_os_cmd_rdma_unmap(os.get(), p.buf);
-			blocked = wrs + static_cast<u32>(n);
-			break;
-		}
-		wrs += static_cast<u32>(n);
-		round_bufs_++;
-		xfer.advance(p);
-		/* A buffer has one mapping at a time: its next piece next round. */
-		if (xfer.left() && xfer.cursor() == p.buf)
-			break;
 	}
 	const bool with_rsp = answer && !xfer.left() && wrs + 1 <= free;
 	const bool finishes = answer ? with_rsp : !xfer.left();
@@ -443,7 +456,7 @@ Cmd::Step Cmd::post_step(SendQueue &q)
 	}
 	/* The completion may run before post returns: everything is set. */
 	const int ret = with_rsp && !len ? -ktl::kEINVAL :
-		srpt_os_cmd_post(os.get(), static_cast<u32>(len));
+		srpt_os_cmd_post(os.get(), static_cast<u32>(len), kept_len);
 	if (!ret)
 		return Step::kPosted;
 	q.untake(n);
@@ -550,6 +563,13 @@ void Cmd::rdma_done(bool ok)
 		ch->io().sendq().release(held);
 		return;
 	}
+}
+
+void Cmd::release_data()
+{
+	srpt_os_cmd_release_data(os.get());
+	xfer.clear();
+	kept = false;
 }
 
 void Cmd::return_recv()
@@ -700,8 +720,7 @@ void Cmd::release()
 	KTL_WARN_ON(send_node.linked());
 	/* A command LIO ended without a response or an abort (a stopping session). */
 	return_recv();
-	srpt_os_cmd_release_data(os.get());
-	xfer.clear();
+	release_data();
 	ch_->io().put_cmd(this);
 }
 

@@ -67,6 +67,7 @@ void Cmd::reset()
 	dir = SRPT_DATA_NONE;
 	data_kind = DataKind::kNone;
 	data_len = 0;
+	kept = false;
 	local = false;
 	start_ns = 0;
 	rsp_ = Rsp::kNone;

@@ -28,7 +28,7 @@ struct srpt_buf {
 	struct rdma_rw_ctx rw;
 	bool mapped;
 	bool posted;
-	bool page_wr;			/* the mapped page, sent by its own WR */
+	bool page_wr;			/* the kept page (SRPT_BUF_KEPT): never mapped */
 	struct scatterlist *map_sg;	/* the entries mapped ... */
 	unsigned int map_nents;
 	u32 trimmed_len;		/* ... and the last one's length before, if cut */
@@ -67,10 +67,11 @@ struct srpt_os_cmd {
 	/*
 	 * Read data sent from the page is this one RDMA WRITE, what rdma_rw
 	 * would build for it, from a mapping made once and kept as long as
-	 * the page: only where the mapping needs no sync (no bounce buffer,
-	 * coherent caches) and rdma_rw would not register memory for it.
-	 * Mapped to the device only, which may not write to it: a backend
-	 * may have its own device write the read data into the page.
+	 * the page (SRPT_BUF_KEPT): only where the mapping needs no sync (no
+	 * bounce buffer, coherent caches) and rdma_rw would not register
+	 * memory for it. Mapped to the device only, which may not write to
+	 * it: a backend may have its own device write the read data into
+	 * the page.
 	 */
 	bool page_dma;
 	struct ib_sge page_sge;
@@ -323,7 +324,7 @@ static noinline int srpt_buf_add_slow(struct srpt_os_cmd *cmd, u32 count,
 			return ret;
 	}
 	srpt_buf_append(cmd, buf, va, rkey);
-	return 0;
+	return buf->page_wr ? SRPT_BUF_KEPT : 0;
 }
 
 /*
@@ -340,7 +341,7 @@ int srpt_os_cmd_buf_add(struct srpt_os_cmd *cmd, u32 count,
 	srpt_bufs_init(cmd, buf, 1, dir);
 	srpt_page_sg(cmd, buf, len);
 	srpt_buf_append(cmd, buf, va, rkey);
-	return 0;
+	return buf->page_wr ? SRPT_BUF_KEPT : 0;
 }
 
 /* The RDMA direction is the reverse of the SCSI data direction. */
@@ -349,28 +350,8 @@ static enum dma_data_direction srpt_rdma_dir(struct srpt_os_cmd *cmd)
 	return cmd->dir == DMA_TO_DEVICE ? DMA_FROM_DEVICE : DMA_TO_DEVICE;
 }
 
-/*
- * The first @len bytes of the mapped page (one entry: a piece of it starts
- * at 0), as rdma_rw_init_single_wr() would send them; no sync
- * (srpt_map_own_page()).
- */
-static int srpt_page_wr_map(struct srpt_os_cmd *cmd, struct srpt_buf *buf,
-			    u32 off, u32 len)
-{
-	/* Past the buffer the page holds what earlier commands left. */
-	if (WARN_ON_ONCE(off || len > buf->sg->length))
-		return -EINVAL;
-	cmd->page_sge.length = len;
-	cmd->page_wr.remote_addr = buf->va;
-	cmd->page_wr.rkey = buf->rkey;
-	buf->mapped = true;
-	buf->posted = false;
-	return 1;
-}
-
-/* srpt_os_cmd_rdma_map() by rdma_rw: out of line, its frame with it. */
-static noinline int srpt_rw_map(struct srpt_os_cmd *cmd, struct srpt_buf *buf,
-				u32 off, u32 len)
+static int srpt_rw_map(struct srpt_os_cmd *cmd, struct srpt_buf *buf,
+		       u32 off, u32 len)
 {
 	struct srpt_os_channel *ch = cmd->ch;
 	unsigned int first, last;
@@ -411,11 +392,9 @@ int srpt_os_cmd_rdma_map(struct srpt_os_cmd *cmd, u32 b, u32 off, u32 len)
 	struct srpt_buf *buf = &cmd->bufs[b];
 
 	BUILD_BUG_ON(SRPT_RDMA_PIECE_ALIGN % PAGE_SIZE);
-	if (WARN_ON_ONCE(b >= cmd->n_bufs || buf->mapped || !len ||
-			 off % SRPT_RDMA_PIECE_ALIGN))
+	if (WARN_ON_ONCE(b >= cmd->n_bufs || buf->mapped || buf->page_wr ||
+			 !len || off % SRPT_RDMA_PIECE_ALIGN))
 		return -EINVAL;
-	if (buf->page_wr)
-		return srpt_page_wr_map(cmd, buf, off, len);
 	return srpt_rw_map(cmd, buf, off, len);
 }
 
@@ -428,9 +407,6 @@ static void srpt_buf_unmap(struct srpt_os_cmd *cmd, struct srpt_buf *buf)
 		return;
 	buf->mapped = false;
 	buf->posted = false;
-	/* The page stays mapped. */
-	if (buf->page_wr)
-		return;
 	rdma_rw_ctx_destroy(&buf->rw, ch->qp, ch->port_num, buf->map_sg,
 			    buf->map_nents, srpt_rdma_dir(cmd));
 	if (buf->trimmed_len)
@@ -512,44 +488,62 @@ void srpt_os_cmd_execute(struct srpt_os_cmd *cmd)
 	target_execute_cmd(&cmd->se_cmd);
 }
 
-/* As rdma_rw_ctx_wrs(): signalled with @cqe unless @next follows it. */
-static struct ib_send_wr *srpt_page_wr_chain(struct srpt_os_cmd *cmd,
-					     struct ib_cqe *cqe,
-					     struct ib_send_wr *next)
+/* The response's WR, @rsp_len bytes of it; NULL without one. */
+static struct ib_send_wr *srpt_rsp_wr(struct srpt_os_cmd *cmd, u32 rsp_len)
 {
-	struct ib_send_wr *wr = &cmd->page_wr.wr;
-
-	wr->next = next;
-	wr->wr_cqe = next ? NULL : cqe;
-	wr->send_flags = next ? 0 : IB_SEND_SIGNALED;
-	return wr;
+	if (!rsp_len)
+		return NULL;
+	ib_dma_sync_single_for_device(cmd->ch->sdev->ib, cmd->rsp_sge.addr,
+				      rsp_len, DMA_TO_DEVICE);
+	cmd->rsp_sge.length = rsp_len;
+	return &cmd->rsp_wr;
 }
 
-int srpt_os_cmd_post(struct srpt_os_cmd *cmd, u32 rsp_len)
+/*
+ * srpt_os_cmd_post() of the first @kept_len bytes of the kept page, as
+ * rdma_rw_init_single_wr() would send them (no sync: srpt_map_own_page()),
+ * chained as rdma_rw_ctx_wrs() does: signalled unless the response
+ * follows. Out of line: the other posts keep their frame.
+ */
+static noinline int srpt_post_kept(struct srpt_os_cmd *cmd, u32 rsp_len,
+				   u32 kept_len)
+{
+	struct srpt_buf *buf = &cmd->s_buf;
+	struct ib_send_wr *wr = &cmd->page_wr.wr;
+
+	/* Past the buffer the page holds what earlier commands left. */
+	if (WARN_ON_ONCE(cmd->bufs != buf || !buf->page_wr ||
+			 kept_len > buf->sg->length))
+		return -EINVAL;
+	cmd->page_sge.length = kept_len;
+	cmd->page_wr.remote_addr = buf->va;
+	cmd->page_wr.rkey = buf->rkey;
+	wr->next = srpt_rsp_wr(cmd, rsp_len);
+	wr->wr_cqe = rsp_len ? NULL : &cmd->rdma_cqe;
+	wr->send_flags = rsp_len ? 0 : IB_SEND_SIGNALED;
+	return ib_post_send(cmd->ch->qp, wr, srpt_nonnull(&cmd->bad_wr));
+}
+
+int srpt_os_cmd_post(struct srpt_os_cmd *cmd, u32 rsp_len, u32 kept_len)
 {
 	struct srpt_os_channel *ch = cmd->ch;
-	struct ib_send_wr *first_wr = NULL;
+	struct ib_send_wr *first_wr;
 	/* Without a response the last transfer signals its completion. */
 	struct ib_cqe *cqe = rsp_len ? NULL : &cmd->rdma_cqe;
 	int i;
 
-	if (rsp_len) {
-		ib_dma_sync_single_for_device(ch->sdev->ib, cmd->rsp_sge.addr,
-					      rsp_len, DMA_TO_DEVICE);
-		cmd->rsp_sge.length = rsp_len;
-		first_wr = &cmd->rsp_wr;
-	}
+	if (kept_len)
+		return srpt_post_kept(cmd, rsp_len, kept_len);
+	first_wr = srpt_rsp_wr(cmd, rsp_len);
+
 	/* Chained back to front: the data goes out ahead of the response. */
 	for (i = cmd->n_bufs - 1; i >= 0; i--) {
 		struct srpt_buf *buf = &cmd->bufs[i];
 
 		if (!buf->mapped || buf->posted)
 			continue;
-		if (buf->page_wr)
-			first_wr = srpt_page_wr_chain(cmd, cqe, first_wr);
-		else
-			first_wr = rdma_rw_ctx_wrs(&buf->rw, ch->qp,
-						   ch->port_num, cqe, first_wr);
+		first_wr = rdma_rw_ctx_wrs(&buf->rw, ch->qp, ch->port_num, cqe,
+					   first_wr);
 		cqe = NULL;
 		buf->posted = true;
 	}

@@ -352,11 +352,19 @@ void srpt_os_cmd_map_imm(struct srpt_os_cmd *cmd, void *data, srpt_u32 len);
  * direction; later calls pass the same, unused (one call per buffer: a
  * single buffer is the common case). After a failure the caller releases
  * the buffers (srpt_os_cmd_release_data()) before anything else. LIO
- * sees the buffers, in order, as one scatterlist. 0 or -ENOMEM.
+ * sees the buffers, in order, as one scatterlist. 0, SRPT_BUF_KEPT or
+ * -ENOMEM.
  */
 SRPT_NODISCARD int srpt_os_cmd_buf_add(struct srpt_os_cmd *cmd, srpt_u32 count,
 				       enum srpt_data_dir dir, srpt_u64 va, srpt_u32 rkey,
 				       srpt_u32 len);
+/*
+ * What srpt_os_cmd_buf_add() returns for a command's only buffer, of read
+ * data, when it is kept mapped as long as the send context lives: its
+ * transfer is one work request that srpt_os_cmd_post() builds from the
+ * length alone. It is never passed to srpt_os_cmd_rdma_map() or _unmap().
+ */
+#define SRPT_BUF_KEPT 1
 
 /* Where a transfer may start inside a buffer: a page boundary on every kernel. */
 #define SRPT_RDMA_PIECE_ALIGN 65536u
@@ -402,10 +410,13 @@ SRPT_NODISCARD int srpt_os_cmd_submit_tmr(struct srpt_os_cmd *cmd, srpt_u64 lun,
 void srpt_os_cmd_execute(struct srpt_os_cmd *cmd);
 /*
  * Posts in one chain the transfers of every buffer mapped since the last
- * post, in order, then the response of @rsp_len bytes unless 0. Completes
- * in srpt_core_send_done() with a response, else srpt_core_rdma_done().
+ * post, in order, or the first @kept_len bytes of the kept buffer
+ * (SRPT_BUF_KEPT) unless 0, then the response of @rsp_len bytes unless 0.
+ * Completes in srpt_core_send_done() with a response, else
+ * srpt_core_rdma_done().
  */
-SRPT_NODISCARD int srpt_os_cmd_post(struct srpt_os_cmd *cmd, srpt_u32 rsp_len);
+SRPT_NODISCARD int srpt_os_cmd_post(struct srpt_os_cmd *cmd, srpt_u32 rsp_len,
+				    srpt_u32 kept_len);
 /* target_put_sess_cmd(): drop the acknowledgement reference. */
 void srpt_os_cmd_put(struct srpt_os_cmd *cmd);
 /* transport_generic_free_cmd(): the response is done with. */

@@ -88,6 +88,8 @@ public:
 	void release();
 	/* Posts recv again, if the command holds it: before its credit goes back. */
 	void return_recv();
+	/* Frees the data buffers and forgets the transfer. */
+	void release_data();
 
 	/* The send queue's side (send_queue.cpp calls these). */
 	enum class Step { kPosted, kWait, kFailed };
@@ -108,6 +110,8 @@ public:
 	DataKind data_kind = DataKind::kNone;
 	ktl::u32 data_len = 0;
 	Transfer xfer;			/* the data moved by RDMA */
+	/* Its one buffer is kept mapped (SRPT_BUF_KEPT): no map, no unmap. */
+	bool kept = false;
 	/*
 	 * Its receive buffer (not an SRQ's), held until the credit that
 	 * stands for it goes back: a response, or a credit owed instead.

@@ -56,6 +56,8 @@ protected:
 		req.imm_offset = kImmOffset;
 		ch_ = &live_channel(req);
 		ASSERT_NE(nullptr, ch_->core);
+		/* As the module where it sends read data from a kept page (no MRs, no syncs). */
+		fake::config().kept_page = true;
 		fake::take_trace();
 	}
 

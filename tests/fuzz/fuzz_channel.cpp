@@ -8,7 +8,8 @@
  * Input: [0] login options (bit 0 IB/CM, bits 1-2 immediate data offset,
  * bits 3-4 send queue size, bit 5 stay CONNECTING, bit 6 LIO fails odd
  * commands inside srpt_os_cmd_submit(), bit 7 a work request per 16 KiB of
- * RDMA, so that transfers go in rounds), then operations: an
+ * RDMA, so that transfers go in rounds; without it a single buffer of read
+ * data of up to 4 KiB is kept mapped), then operations: an
  * opcode byte and its arguments (see operation()). A channel of 4 receive buffers and send contexts
  * with a send queue of 2..16 slots is logged in per input.
  *
@@ -546,8 +547,13 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size
 	const std::uint32_t credits = static_cast<std::uint32_t>(iu::get_be32(ch.accept_rsp, 4));
 	FUZZ_CHECK(credits == kDepth, "%u credits", credits);
 	const std::uint32_t slots = core(r)->io().sendq().free_slots();
-	/* Bit 7: a device that needs a work request per 16 KiB: transfers go in rounds. */
+	/*
+	 * Bit 7: a device that needs a work request per 16 KiB: transfers go
+	 * in rounds. Otherwise a single buffer of read data of up to 4 KiB is
+	 * kept mapped, as the shim's page is on such a device.
+	 */
 	fake::config().rdma_bytes_per_wr = (opt & 0x80) ? 16384 : 0;
+	fake::config().kept_page = !(opt & 0x80);
 	/* Usually LIVE at once; bit 5: IUs come before the connection is established. */
 	if (!(opt & 0x20)) {
 		fake::cm_event(ch, fake::Cm::kEstablished);
@@ -612,6 +618,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size
 			       "srpt_os_channel_post_zero_write"})
 		fake::fail_call(fn, 0, 0);
 	fake::config().rdma_bytes_per_wr = 0;
+	fake::config().kept_page = false;
 	fuzz::check_fake();
 	g_run = nullptr;
 	return 0;

@@ -548,8 +548,9 @@ extern "C" int srpt_os_cmd_buf_add(struct srpt_os_cmd *c, srpt_u32 count, enum s
 	b.va = va;
 	b.rkey = rkey;
 	b.len = len;
+	b.kept = S().config.kept_page && count == 1 && dir == SRPT_DATA_IN && len <= 4096;
 	c->rdma.push_back(b);
-	return 0;
+	return b.kept ? SRPT_BUF_KEPT : 0;
 }
 
 extern "C" int srpt_os_cmd_rdma_map(struct srpt_os_cmd *c, srpt_u32 buf, srpt_u32 off, srpt_u32 len)
@@ -564,8 +565,9 @@ extern "C" int srpt_os_cmd_rdma_map(struct srpt_os_cmd *c, srpt_u32 buf, srpt_u3
 		return -EINVAL;
 	}
 	srpt_os_cmd::Rdma &b = c->rdma[buf];
-	if (b.mapped)
-		violation_locked(strf("srpt_os_cmd_rdma_map of buffer %u, which is mapped", buf));
+	if (b.mapped || b.kept)
+		violation_locked(strf("srpt_os_cmd_rdma_map of buffer %u, which is %s", buf,
+				      b.kept ? "kept" : "mapped"));
 	if (off % SRPT_RDMA_PIECE_ALIGN)
 		violation_locked(strf("srpt_os_cmd_rdma_map at offset %u: not a piece boundary", off));
 	if (!len || off > b.len || len > b.len - off)
@@ -597,6 +599,8 @@ extern "C" void srpt_os_cmd_rdma_unmap(struct srpt_os_cmd *c, srpt_u32 buf)
 		return;
 	}
 	srpt_os_cmd::Rdma &b = c->rdma[buf];
+	if (b.kept)
+		violation_locked(strf("srpt_os_cmd_rdma_unmap of buffer %u, which is kept", buf));
 	if (b.posted && (c->rdma_pending || c->sends_pending))
 		violation_locked(strf("srpt_os_cmd_rdma_unmap of buffer %u while its transfer is outstanding",
 				      buf));
@@ -710,7 +714,7 @@ extern "C" void srpt_os_cmd_execute(struct srpt_os_cmd *c)
 		hook(c);
 }
 
-extern "C" int srpt_os_cmd_post(struct srpt_os_cmd *c, srpt_u32 rsp_len)
+extern "C" int srpt_os_cmd_post(struct srpt_os_cmd *c, srpt_u32 rsp_len, srpt_u32 kept_len)
 {
 	std::lock_guard<std::mutex> g(g_mu);
 	if (!check_cmd_locked(c, "srpt_os_cmd_post"))
@@ -720,6 +724,17 @@ extern "C" int srpt_os_cmd_post(struct srpt_os_cmd *c, srpt_u32 rsp_len)
 		const srpt_os_cmd::Rdma &b = c->rdma[i];
 		if (b.mapped && !b.posted)
 			now.push_back({i, b.map_off, b.map_len});
+	}
+	if (kept_len) {
+		if (c->rdma.size() != 1 || !c->rdma[0].kept)
+			violation_locked(strf("srpt_os_cmd_post of %u bytes of a buffer that is not kept",
+					      kept_len));
+		else if (c->rdma[0].posted || kept_len > c->rdma[0].len)
+			violation_locked(strf("srpt_os_cmd_post of %u bytes of a %u-byte kept buffer%s",
+					      kept_len, c->rdma[0].len,
+					      c->rdma[0].posted ? " posted already" : ""));
+		else
+			now.push_back({0, 0, kept_len});
 	}
 	trace_locked(strf("cmd_post %zu transfer%s%s", now.size(), now.size() == 1 ? "" : "s",
 			  rsp_len ? strf(" and a %u-byte response", rsp_len).c_str() : ""));
@@ -740,7 +755,12 @@ extern "C" int srpt_os_cmd_post(struct srpt_os_cmd *c, srpt_u32 rsp_len)
 	for (const srpt_os_cmd::Xfer &x : now) {
 		c->rdma[x.buf].posted = true;
 		c->xfers.push_back(x);
-		wrs += static_cast<int>((per ? (x.len + per - 1) / per : 1) + S().config.rdma_extra_wrs);
+		/* A kept buffer goes as one work request: it needs no registration. */
+		if (c->rdma[x.buf].kept)
+			wrs++;
+		else
+			wrs += static_cast<int>((per ? (x.len + per - 1) / per : 1) +
+						S().config.rdma_extra_wrs);
 	}
 	/* The commands have max_rdma_ctxs of the QP's send queue; the rest is the core's own. */
 	int used = wrs;

@@ -206,7 +206,8 @@ struct srpt_os_cmd {
 		srpt_u32 rkey;
 		srpt_u32 len;
 		bool mapped = false;		/* srpt_os_cmd_rdma_map() until unmap */
-		bool posted = false;		/* ... and posted */
+		bool posted = false;		/* ... and posted (kept: once per command) */
+		bool kept = false;		/* SRPT_BUF_KEPT: never mapped */
 		srpt_u32 map_off = 0;
 		srpt_u32 map_len = 0;
 	};
@@ -305,6 +306,12 @@ struct Config {
 	 */
 	std::uint32_t rdma_bytes_per_wr = 0;
 	std::uint32_t rdma_extra_wrs = 0;
+	/*
+	 * srpt_os_cmd_buf_add() keeps a command's one buffer of read data of
+	 * at most 4096 bytes mapped (SRPT_BUF_KEPT), as the shim does with a
+	 * send context's page where it can.
+	 */
+	bool kept_page = false;
 };
 Config &config();
 

@@ -717,6 +717,68 @@ TEST_F(Datapath, ShortReadsSendOnlyTheBytesOfTheScsiTransfer)
 	lio_finish(c);
 }
 
+TEST_F(Datapath, AKeptBufferGoesWithoutMappingWhateverTheStep)
+{
+	setup_target();
+	ASSERT_EQ(2, srpt_core_tpg_attrib_store(tpg_, SRPT_ATTRIB_SQ_SIZE, "8\n", 2));
+	ch_ = &live_channel(login_req());
+	ASSERT_EQ(4, sq());
+	fake::config().kept_page = true;
+
+	/* Exactly the bytes of the SCSI transfer, from the kept buffer, with the response. */
+	srpt_os_cmd *c = send_cmd(*ch_, read_cmd(1, 4096));
+	ASSERT_NE(nullptr, c);
+	ASSERT_EQ(1u, c->rdma.size());
+	EXPECT_TRUE(c->rdma[0].kept);
+	lio_read_done(c, 512, 4096 - 512);
+	EXPECT_EQ((std::vector<std::string>{"0:0+512"}), xfers(c));
+	EXPECT_EQ(1, c->responses_with_data.at(0));
+	EXPECT_EQ(2, sq()) << "one work request for the data, one for the response";
+	lio_finish(c);
+	EXPECT_EQ(4, sq());
+
+	/* Three statuses leave one slot: the read waits for a second, then goes whole. */
+	std::vector<srpt_os_cmd *> tur;
+	for (std::uint64_t t = 2; t <= 4; t++) {
+		tur.push_back(send_cmd(*ch_, tur_cmd(t)));
+		lio_respond(tur.back());
+	}
+	c = send_cmd(*ch_, read_cmd(5, 4096));
+	lio_respond(c, 0, true);
+	EXPECT_TRUE(c->responses.empty());
+	EXPECT_TRUE(c->xfers.empty());
+	lio_finish(tur[0]);
+	EXPECT_EQ((std::vector<std::string>{"0:0+4096"}), xfers(c));
+	ASSERT_EQ(1u, c->responses.size());
+	lio_finish(c);
+	lio_finish(tur[1]);
+	lio_finish(tur[2]);
+
+	/* A failed post takes nothing back from the buffer and loses no slot. */
+	c = send_cmd(*ch_, read_cmd(6, 4096));
+	const std::size_t responses = c->responses.size();
+	const int puts = c->put_calls;
+	fake::fail_call("srpt_os_cmd_post", 1, -ENOMEM);
+	lio_respond(c, 0, true);
+	EXPECT_EQ(responses, c->responses.size());
+	EXPECT_EQ(puts + 1, c->put_calls);
+	srpt_core_release_cmd(c->core);
+	EXPECT_EQ(4, sq());
+	EXPECT_EQ(1, credits().owed());
+
+	/* Larger buffers, and more than one, are mapped per transfer as ever. */
+	c = send_cmd(*ch_, read_cmd(7, 8192));
+	ASSERT_FALSE(c->rdma.at(0).kept);
+	lio_respond(c, 0, true);
+	EXPECT_EQ(1, c->map_calls);
+	lio_finish(c);
+
+	EXPECT_EQ(1, fake::calls("srpt_os_cmd_rdma_map")) << "only the 8 KiB read was mapped";
+	EXPECT_EQ(1, fake::calls("srpt_os_cmd_rdma_unmap"));
+	EXPECT_EQ(4, sq());
+	EXPECT_EQ(0, credits().owed()) << "the next response carried the failed post's credit";
+}
+
 /* ---- the send queue: nothing dropped, nothing too big ---- */
 
 TEST_F(Datapath, ResponsesWaitForTheSendQueueInsteadOfBeingDropped)
