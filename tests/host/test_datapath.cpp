@@ -1376,12 +1376,20 @@ TEST_F(Datapath, AnIuRacingTheLastContextGivenBackIsNeverLeftWaiting)
 	std::uint64_t kicked = 0;
 	/* Round r starts when the step reaches 2r + 1; LIO's side is done at 2r + 2. */
 	std::atomic<std::uint64_t> step{0};
+	/*
+	 * LIO's side is running round r: the IU waits for it, so that both
+	 * sides start together even on a loaded machine, where LIO's thread
+	 * would otherwise wake late every round and give back only after
+	 * the IU waits.
+	 */
+	std::atomic<std::uint64_t> running{0};
 	std::atomic<bool> stop{false};
 	std::thread lio([&] {
 		for (std::uint64_t r = 0; r < kRounds; r++) {
 			wait_until(step, 2 * r + 1, stop);
 			if (stop.load())
 				return;
+			running.store(r + 1);
 			spin_for(delay(r));
 			srpt_core_release_cmd(c->core);
 			step.fetch_add(1);
@@ -1403,6 +1411,7 @@ TEST_F(Datapath, AnIuRacingTheLastContextGivenBackIsNeverLeftWaiting)
 		}
 		const int zw = ch_->zero_write_calls;
 		step.fetch_add(1);
+		wait_until(running, r + 1, stop);
 		send_iu(*ch_, read_cmd(tag));
 		wait_until(step, 2 * r + 2, stop);
 		if (ch_->zero_write_calls != zw) {
