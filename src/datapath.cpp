@@ -6,7 +6,8 @@
  *   srpt_rdma_read_done) -> respond (srpt_queue_response) -> recycle
  *   (srpt_send_done, srpt_release_cmd).
  * Transfers and responses go out through the channel's send queue
- * (send_queue.h), one step at a time, mapped only when they go.
+ * (send_queue.h), one step at a time, mapped only when they go (but for
+ * a send context's kept page, which is mapped for good).
  */
 #include <ktl/errno.h>
 #include <srpt/channel.h>
@@ -178,7 +179,7 @@ int map_data(Cmd *c, RecvCtx *r, const DataLayout &l)
 		return 0;
 	if (!c->xfer.prepare(count))
 		return -ktl::kENOMEM;
-	/* Local memory only: the transfer is mapped when it goes (see post_step). */
+	/* Local memory only: the transfer is mapped when it goes, unless kept (see post_step). */
 	for (u32 i = 0; i < l.desc_count; i++) {
 		const RemoteBuffer b = descriptor_at(iu, l, i);
 

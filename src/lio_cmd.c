@@ -350,6 +350,7 @@ static enum dma_data_direction srpt_rdma_dir(struct srpt_os_cmd *cmd)
 	return cmd->dir == DMA_TO_DEVICE ? DMA_FROM_DEVICE : DMA_TO_DEVICE;
 }
 
+/* srpt_os_cmd_rdma_map() by rdma_rw, for every buffer but the kept page. */
 static int srpt_rw_map(struct srpt_os_cmd *cmd, struct srpt_buf *buf,
 		       u32 off, u32 len)
 {
@@ -415,7 +416,7 @@ static void srpt_buf_unmap(struct srpt_os_cmd *cmd, struct srpt_buf *buf)
 
 void srpt_os_cmd_rdma_unmap(struct srpt_os_cmd *cmd, u32 b)
 {
-	if (WARN_ON_ONCE(b >= cmd->n_bufs))
+	if (WARN_ON_ONCE(b >= cmd->n_bufs || cmd->bufs[b].page_wr))
 		return;
 	srpt_buf_unmap(cmd, &cmd->bufs[b]);
 }

@@ -352,8 +352,8 @@ void srpt_os_cmd_map_imm(struct srpt_os_cmd *cmd, void *data, srpt_u32 len);
  * direction; later calls pass the same, unused (one call per buffer: a
  * single buffer is the common case). After a failure the caller releases
  * the buffers (srpt_os_cmd_release_data()) before anything else. LIO
- * sees the buffers, in order, as one scatterlist. 0, SRPT_BUF_KEPT or
- * -ENOMEM.
+ * sees the buffers, in order, as one scatterlist. 0, SRPT_BUF_KEPT,
+ * -ENOMEM, or -EINVAL for a call out of this order (a bug).
  */
 SRPT_NODISCARD int srpt_os_cmd_buf_add(struct srpt_os_cmd *cmd, srpt_u32 count,
 				       enum srpt_data_dir dir, srpt_u64 va, srpt_u32 rkey,
