@@ -724,7 +724,7 @@ int srpt_os_cmd_buf_add(struct srpt_os_cmd *cmd, u32 count, enum srpt_data_dir d
 	if (cmd->rdma_added < FAKE_MAX_RDMA)
 		cmd->rdma[cmd->rdma_added] = (struct fake_rdma_buf){ va, rkey, len };
 	cmd->rdma_added++;
-	if (cmd->ch->buf_kept && count == 1 && dir == SRPT_DATA_IN) {
+	if (cmd->ch->buf_kept && count == 1 && dir == SRPT_DATA_IN && len <= PAGE_SIZE) {
 		cmd->kept = true;
 		return SRPT_BUF_KEPT;
 	}

@@ -117,7 +117,7 @@ struct srpt_os_channel {
 	int cmd_init_err;
 	int rdma_map_wrs;		/* what rdma_map returns; 0 means 1 */
 	int rdma_map_err;
-	/* buf_add keeps a command's one buffer of read data (SRPT_BUF_KEPT). */
+	/* buf_add keeps a command's one buffer of read data, up to a page (SRPT_BUF_KEPT). */
 	bool buf_kept;
 	int post_rdma_err;
 	int post_response_err;

@@ -737,6 +737,16 @@ TEST_F(Datapath, AKeptBufferGoesWithoutMappingWhateverTheStep)
 	lio_finish(c);
 	EXPECT_EQ(4, sq());
 
+	/* No data at all: the response alone, the buffer untouched. */
+	c = send_cmd(*ch_, read_cmd(8, 4096));
+	ASSERT_TRUE(c->rdma.at(0).kept);
+	const std::size_t sent = c->xfers.size();
+	lio_read_done(c, 0, 4096);
+	EXPECT_EQ(sent, c->xfers.size());
+	EXPECT_EQ(0, c->responses_with_data.back());
+	EXPECT_EQ(3, sq());
+	lio_finish(c);
+
 	/* Three statuses leave one slot: the read waits for a second, then goes whole. */
 	std::vector<srpt_os_cmd *> tur;
 	for (std::uint64_t t = 2; t <= 4; t++) {
