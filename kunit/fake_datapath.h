@@ -203,7 +203,7 @@ struct srpt_os_cmd {
 	u32 rdma_added;			/* buf_add, stored up to FAKE_MAX_RDMA */
 	struct fake_rdma_buf rdma[FAKE_MAX_RDMA];
 	u32 mapped;			/* bit n: buffer n mapped (rdma_map) */
-	u32 posted;			/* ... and posted (or, kept, since buf_add) */
+	u32 posted;			/* ... and posted (bit 0 of a kept buffer: posted once) */
 	bool kept;			/* buffer 0 is kept: buf_add said SRPT_BUF_KEPT */
 	u32 sent_bytes;			/* bytes of the transfers posted */
 	u64 tmr_lun;			/* submit_tmr */

@@ -379,14 +379,12 @@ Cmd::Step Cmd::post_step(SendQueue &q)
 	round_bufs_ = 0;
 	if (kept) {
 		/* One piece (at most a page), one work request, nothing to map. */
-		if (xfer.left() && free) {
+		if (xfer.left()) {
 			const Piece p = xfer.next(q.piece_limit());
 
 			kept_len = p.len;
 			wrs = 1;
 			xfer.advance(p);
-		} else if (xfer.left()) {
-			blocked = 1;
 		}
 	} else {
 		while (xfer.left()) {
