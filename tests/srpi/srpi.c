@@ -79,6 +79,8 @@
 #define ST_BUSY			0x08
 #define ST_TASK_SET_FULL	0x28
 #define SK_UNIT_ATTENTION	0x6
+#define SK_MISCOMPARE		0xe
+#define SENSE_MAX		252	/* SPC: 8 bytes and an additional length */
 
 #define MAX_CONNS		1024
 #define MAX_SEGS		8
@@ -113,6 +115,8 @@ struct cmd {
 	/* From the SRP_RSP. */
 	uint8_t status, flags, sense_key, asc, ascq;
 	uint32_t di_res, do_res;
+	uint8_t sense[SENSE_MAX];	/* the first sense_len bytes of it */
+	uint32_t sense_len;
 	/* io: what the command does. */
 	bool write;
 	uint64_t lba;
@@ -511,11 +515,14 @@ static void handle_rsp(struct conn *c, const uint8_t *p, uint32_t len)
 	cmd->do_res = get_be(p + RSP_DOUT_RES, 4);
 	cmd->di_res = get_be(p + RSP_DIN_RES, 4);
 	cmd->sense_key = cmd->asc = cmd->ascq = 0;
+	cmd->sense_len = 0;
 	if ((cmd->flags & 0x02) && sense_len >= 14 &&	/* SNSVALID */
 	    (uint64_t)RSP_SIZE + resp_len + sense_len <= len) {
 		bool desc_fmt;
 
 		s = p + RSP_SIZE + resp_len;
+		cmd->sense_len = sense_len < SENSE_MAX ? sense_len : SENSE_MAX;
+		memcpy(cmd->sense, s, cmd->sense_len);
 		desc_fmt = (s[0] & 0x7f) >= 0x72;
 		cmd->sense_key = s[desc_fmt ? 1 : 2] & 0xf;
 		cmd->asc = s[desc_fmt ? 2 : 12];
@@ -1159,6 +1166,88 @@ static int read_back_a(struct cmd *cmd, size_t len, const char *what)
 	return 0;
 }
 
+/* An opcode no device implements (vendor specific): CHECK CONDITION, ILLEGAL REQUEST. */
+static int unsupported_opcode(struct cmd *cmd, const char *what)
+{
+	uint8_t cdb[16] = { 0xc0 };
+
+	if (cmd_run_direct(cmd, cdb, DIR_NONE, 0, what))
+		return -EIO;
+	if (cmd->status != ST_CHECK || !cmd->sense_len) {
+		fail("%s: %s with %u bytes of sense; expected CHECK CONDITION with sense", what,
+		     status_str(cmd), cmd->sense_len);
+		return -EIO;
+	}
+	return 0;
+}
+
+/* The first byte in which sense A and B (their lengths included) differ, -1 if none. */
+static int sense_diff(const uint8_t *a, uint32_t alen, const uint8_t *b, uint32_t blen)
+{
+	uint32_t i;
+
+	for (i = 0; i < alen && i < blen; i++) {
+		if (a[i] != b[i])
+			return i;
+	}
+	return alen == blen ? -1 : (int)i;
+}
+
+/*
+ * Sense data is only what the target produced for that command. After
+ * the login no send context has carried sense yet: an unsupported
+ * opcode's sense then is the reference. A COMPARE AND WRITE that
+ * miscompares leaves more in its context's sense (VALID and the
+ * INFORMATION field: the offset of the miscompare); every unsupported
+ * opcode after it must get the reference sense again, byte for byte.
+ * One command at a time: a target that reuses its contexts in any order
+ * soon serves one from the context of a miscompare.
+ */
+static void sense_check(struct cmd *cmd)
+{
+	uint8_t ref[SENSE_MAX], cdb[16] = { 0x89 };	/* COMPARE AND WRITE */
+	uint32_t ref_len, i;
+	size_t b;
+	int d, round;
+
+	if (unsupported_opcode(cmd, "sense reference"))
+		return;
+	ref_len = cmd->sense_len;
+	memcpy(ref, cmd->sense, ref_len);
+	ok("sense of an unsupported opcode: %u bytes, key %x/%02x/%02x", ref_len, cmd->sense_key,
+	   cmd->asc, cmd->ascq);
+	cdb[13] = 1;
+	for (round = 0; round < 8; round++) {
+		/* Block 0 holds pattern A: compare with it but for byte 0x123. */
+		for (b = 0; b < 2 * (size_t)g.bs; b++)
+			cmd->data[b] = pattern_a(b % g.bs);
+		cmd->data[0x123] ^= 0x80;
+		if (cmd_run_direct(cmd, cdb, DIR_OUT, 2 * g.bs, "COMPARE AND WRITE"))
+			return;
+		if (cmd->status != ST_CHECK || cmd->sense_key != SK_MISCOMPARE ||
+		    sense_diff(ref, ref_len, cmd->sense, cmd->sense_len) < 0) {
+			fail("COMPARE AND WRITE of a different block: %s; expected a MISCOMPARE with sense unlike the reference",
+			     status_str(cmd));
+			return;
+		}
+		if (!round)
+			ok("COMPARE AND WRITE: %s, sense differs from the reference from byte %d",
+			   status_str(cmd), sense_diff(ref, ref_len, cmd->sense, cmd->sense_len));
+		for (i = 0; i < 2; i++) {
+			if (unsupported_opcode(cmd, "unsupported opcode after a miscompare"))
+				return;
+			d = sense_diff(ref, ref_len, cmd->sense, cmd->sense_len);
+			if (d >= 0) {
+				fail("sense after a miscompare: %u bytes differ from the reference's %u from byte %d (0x%02x, reference 0x%02x)",
+				     cmd->sense_len, ref_len, d, d < (int)cmd->sense_len ? cmd->sense[d] : 0,
+				     d < (int)ref_len ? ref[d] : 0);
+				return;
+			}
+		}
+	}
+	ok("sense after 8 miscompares: the reference's %u bytes each time", ref_len);
+}
+
 static void do_short_read(void)
 {
 	struct seg direct = { .len = MIB }, page = { .len = PAGE_BYTES }, ind[4];
@@ -1220,7 +1309,9 @@ static void do_short_read(void)
 			goto out;
 	}
 	cdb_inquiry36(cdb);
-	short_read_check(g.conn[0], "short-read page inquiry", cdb, 36, &page, 1, false, false);
+	if (short_read_check(g.conn[0], "short-read page inquiry", cdb, 36, &page, 1, false, false))
+		goto out;
+	sense_check(cmd);
 out:
 	close_all();
 }

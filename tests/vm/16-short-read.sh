@@ -7,8 +7,10 @@
 # of four; then, after a 4 KiB read (a page that a target reuses may
 # still hold it), INQUIRYs and (if the block is smaller) READs a block
 # into 4 KiB buffers: not one byte past the transfer may change, and the
-# residual count must be exact. With per-channel receive rings and with
-# use_srq.
+# residual count must be exact. Sense data, too, is only the command's:
+# after COMPARE AND WRITEs that miscompare (sense with an INFORMATION
+# field), the sense of an unsupported opcode must be byte for byte what
+# it was before any. With per-channel receive rings and with use_srq.
 # vm-timeout: 300
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 . "$SRPT_ROOT/tests/vm/lib.sh"
