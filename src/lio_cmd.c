@@ -170,11 +170,25 @@ static enum dma_data_direction srpt_dma_dir(enum srpt_data_dir dir)
 	}
 }
 
+/*
+ * The se_cmd for its next command: LIO initialises only part of a reused
+ * one. It builds sense in only some bytes of the buffer yet reports all
+ * of them (TRANSPORT_SENSE_BUFFER), so what an earlier command's sense
+ * left there goes first; a command given sense has a sense length or
+ * says so in its flags. The buffer starts zeroed (kzalloc), and a task
+ * management function has none (target_submit_tmr() gets no buffer).
+ */
+static void srpt_se_cmd_reset(struct srpt_os_cmd *cmd)
+{
+	if (cmd->se_cmd.scsi_sense_length ||
+	    cmd->se_cmd.se_cmd_flags & (SCF_TRANSPORT_TASK_SENSE | SCF_EMULATED_TASK_SENSE))
+		memset(cmd->sense, 0, sizeof(cmd->sense));
+	memset(&cmd->se_cmd, 0, sizeof(cmd->se_cmd));
+}
+
 int srpt_os_cmd_init(struct srpt_os_cmd *cmd, struct srpt_cmd_info info)
 {
-	/* LIO initialises only part of a reused se_cmd. */
-	memset(&cmd->se_cmd, 0, sizeof(cmd->se_cmd));
-	memset(cmd->sense, 0, sizeof(cmd->sense));
+	srpt_se_cmd_reset(cmd);
 	cmd->se_cmd.tag = info.tag;
 	return srpt_target_init_cmd(&cmd->se_cmd, cmd->ch->sess, cmd->sense,
 				    info.lun, info.data_len, info.task_attr,
@@ -477,7 +491,7 @@ void srpt_os_cmd_abort(struct srpt_os_cmd *cmd, int transient)
 int srpt_os_cmd_submit_tmr(struct srpt_os_cmd *cmd, u64 lun, enum srpt_tmf fn,
 			   u64 task_tag, u64 tag)
 {
-	memset(&cmd->se_cmd, 0, sizeof(cmd->se_cmd));
+	srpt_se_cmd_reset(cmd);
 	cmd->se_cmd.tag = tag;
 	return target_submit_tmr(&cmd->se_cmd, cmd->ch->sess, NULL, lun, cmd,
 				 fn, GFP_KERNEL, task_tag,
