@@ -65,7 +65,8 @@ int parse_data_descriptors(ktl::Bytes iu, u32 imm_data_offset, DataLayout *out, 
 		l.kind = DataKind::kDirect;
 		l.desc_offset = static_cast<u32>(start);
 		l.desc_count = 1;
-		l.data_len = descriptor_at(iu, l, 0).len;
+		l.direct = descriptor_at(iu, l, 0);
+		l.data_len = l.direct.len;
 		break;
 	}
 	case srp::kDescIndirect: {

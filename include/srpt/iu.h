@@ -18,6 +18,12 @@ constexpr u32 kMaxDataLen = 1u << 24;
 
 enum class DataKind { kNone, kDirect, kIndirect, kImmediate };
 
+struct RemoteBuffer {
+	u64 va = 0;
+	u32 key = 0;
+	u32 len = 0;
+};
+
 /* Where a command's data is, once its descriptors were checked. */
 struct DataLayout {
 	srpt_data_dir dir = SRPT_DATA_NONE;
@@ -26,14 +32,10 @@ struct DataLayout {
 	/* kDirect/kIndirect: @desc_count direct descriptors at @desc_offset. */
 	u32 desc_count = 0;
 	u32 desc_offset = 0;
+	/* kDirect: that descriptor, read once (most commands have only it). */
+	RemoteBuffer direct;
 	/* kImmediate: the data is at @imm_offset in the IU. */
 	u32 imm_offset = 0;
-};
-
-struct RemoteBuffer {
-	u64 va = 0;
-	u32 key = 0;
-	u32 len = 0;
 };
 
 /* Descriptor @i of a checked layout (i < desc_count). */

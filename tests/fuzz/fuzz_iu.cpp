@@ -151,7 +151,9 @@ void check_cmd(const std::vector<std::uint8_t> &iu, std::uint32_t imm)
 	FUZZ_CHECK(d.dir == w.dir && d.kind == w.kind && d.data_len == w.len, "layout differs");
 	FUZZ_CHECK(d.data_len <= kMax, "data_len %u", d.data_len);
 	FUZZ_CHECK(l.data_len == d.data_len && l.desc_count == d.desc_count &&
-			   l.desc_offset == d.desc_offset && l.imm_offset == d.imm_offset,
+			   l.desc_offset == d.desc_offset && l.imm_offset == d.imm_offset &&
+			   l.direct.va == d.direct.va && l.direct.key == d.direct.key &&
+			   l.direct.len == d.direct.len,
 		   "parse_data_descriptors disagrees with parse_srp_cmd");
 	switch (d.kind) {
 	case srpt::DataKind::kNone:
@@ -170,6 +172,12 @@ void check_cmd(const std::vector<std::uint8_t> &iu, std::uint32_t imm)
 			FUZZ_CHECK(rb.va == be(p, 8) && rb.key == be(p + 8, 4) && rb.len == be(p + 12, 4),
 				   "descriptor %u", i);
 			sum += rb.len;
+		}
+		if (d.kind == srpt::DataKind::kDirect) {
+			const std::uint8_t *p = b + d.desc_offset;
+			FUZZ_CHECK(d.direct.va == be(p, 8) && d.direct.key == be(p + 8, 4) &&
+					   d.direct.len == be(p + 12, 4),
+				   "the direct descriptor carried in the layout");
 		}
 		FUZZ_CHECK(sum == d.data_len, "descriptors sum to %llu, data_len %u",
 			   static_cast<unsigned long long>(sum), d.data_len);

@@ -43,6 +43,9 @@ Parsed parse(const Bytes &b, std::uint32_t imm = 0)
 		EXPECT_EQ(p.cmd.data.data_len, l.data_len);
 		EXPECT_EQ(p.cmd.data.desc_offset, l.desc_offset);
 		EXPECT_EQ(p.cmd.data.desc_count, l.desc_count);
+		EXPECT_EQ(p.cmd.data.direct.va, l.direct.va);
+		EXPECT_EQ(p.cmd.data.direct.key, l.direct.key);
+		EXPECT_EQ(p.cmd.data.direct.len, l.direct.len);
 	}
 	return p;
 }
@@ -238,6 +241,10 @@ TEST_F(SrpCmdParse, DirectDescriptors)
 		EXPECT_EQ(0x1122334455667788ull, rb.va);
 		EXPECT_EQ(0xaabbccddu, rb.key);
 		EXPECT_EQ(4096u, rb.len);
+		/* The layout carries it: the data path does not read it again. */
+		EXPECT_EQ(0x1122334455667788ull, p.cmd.data.direct.va);
+		EXPECT_EQ(0xaabbccddu, p.cmd.data.direct.key);
+		EXPECT_EQ(4096u, p.cmd.data.direct.len);
 
 		/* Past the end: one byte short. */
 		b.pop_back();
