@@ -227,11 +227,13 @@ bool transient(int err)
 /* srpt_handle_cmd */
 void ChannelIo::handle_cmd(RecvCtx *r, Cmd *c)
 {
+	/* Before the parse: no parsed field has to outlive the call. */
+	c->start_ns = srpt_os_now_ns();
+
 	SrpCmd sc;
 	const char *why = nullptr;
 	int ret = parse_srp_cmd(ktl::Bytes(r->iu, r->byte_len), limits_.imm_data_offset, &sc, &why);
 
-	c->start_ns = srpt_os_now_ns();
 	c->tag = sc.tag;
 	c->sol_not = sc.sol_not;
 	stats_.add_cq<Stat::kCommands>();
