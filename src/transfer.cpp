@@ -9,7 +9,9 @@ namespace srpt {
 
 bool Transfer::prepare(u32 count)
 {
-	clear();
+	/* Every command's transfer was cleared when its last one ended. */
+	if (KTL_WARN_ON(count_ || lens_ != &one_len_))
+		clear();
 	/* One buffer is the common case: its length is one_len_, no allocation. */
 	if (count > 1) {
 		ktl::AllocChecker ac;
