@@ -178,7 +178,7 @@ static enum dma_data_direction srpt_dma_dir(enum srpt_data_dir dir)
  * says so in its flags. The buffer starts zeroed (kzalloc), and a task
  * management function has none (target_submit_tmr() gets no buffer).
  */
-static void srpt_se_cmd_reset(struct srpt_os_cmd *cmd)
+static __always_inline void srpt_se_cmd_reset(struct srpt_os_cmd *cmd)
 {
 	if (cmd->se_cmd.scsi_sense_length ||
 	    cmd->se_cmd.se_cmd_flags & (SCF_TRANSPORT_TASK_SENSE | SCF_EMULATED_TASK_SENSE))
