@@ -381,7 +381,7 @@ Cmd::Step Cmd::post_step(SendQueue &q)
 	const bool answer = state() != CmdState::kNeedData;
 	const Transfer::Mark start = xfer.mark();
 	u32 wrs = 0;
-	u32 blocked = 0;	/* slots this round would need with the piece that did not fit */
+	u32 blocked = 0;	/* slots this step would need with the piece that did not fit */
 	u32 kept_len = 0;	/* bytes of a kept buffer, which goes by length */
 
 	if (q.closed()) {
@@ -434,6 +434,9 @@ Cmd::Step Cmd::post_step(SendQueue &q)
 			if (wrs + static_cast<u32>(n) > free) {
 				srpt_os_cmd_rdma_unmap(os.get(), p.buf);
 				blocked = wrs + static_cast<u32>(n);
+				/* The response goes with the last piece: wait for its slot too. */
+				if (answer && p.len == xfer.left())
+					blocked++;
 				break;
 			}
 			wrs += static_cast<u32>(n);

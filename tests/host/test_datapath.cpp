@@ -791,6 +791,45 @@ TEST_F(Datapath, AKeptBufferGoesWithoutMappingWhateverTheStep)
 
 /* ---- the send queue: nothing dropped, nothing too big ---- */
 
+TEST_F(Datapath, AReadBlockedByItsDataWaitsForItsResponsesSlotToo)
+{
+	setup_target();
+	ASSERT_EQ(2, srpt_core_tpg_attrib_store(tpg_, SRPT_ATTRIB_SQ_SIZE, "8\n", 2));
+	/* A 4 KiB read's data takes two work requests (a registration), its response one. */
+	fake::config().rdma_extra_wrs = 1;
+	ch_ = &live_channel(login_req());
+	ASSERT_EQ(4, sq());
+
+	std::vector<srpt_os_cmd *> turs;
+	for (std::uint64_t t = 1; t <= 3; t++) {
+		turs.push_back(send_cmd(*ch_, tur_cmd(t)));
+		lio_respond(turs.back());
+	}
+	ASSERT_EQ(1, sq());
+	srpt_os_cmd *r = send_cmd(*ch_, read_cmd(4));
+	ASSERT_NE(nullptr, r);
+	lio_respond(r, 0, true);
+	EXPECT_TRUE(r->responses.empty());
+	EXPECT_EQ(1, r->map_calls);
+
+	/*
+	 * Two free slots hold its data but not its response: the step must
+	 * not map again (and unmap) for nothing, but wait for all three.
+	 */
+	lio_finish(turs[0]);
+	EXPECT_TRUE(r->responses.empty());
+	EXPECT_EQ(1, r->map_calls) << "mapped again for a step that could not go";
+	lio_finish(turs[1]);
+	ASSERT_EQ(1u, r->responses.size());
+	EXPECT_EQ(1, r->responses_with_data[0]);
+	EXPECT_EQ(2, r->map_calls);
+	lio_finish(turs[2]);
+	lio_finish(r);
+	EXPECT_EQ(4, sq());
+	EXPECT_EQ(0, credits().owed());
+	EXPECT_TRUE(fake::take_violations().empty());
+}
+
 TEST_F(Datapath, ResponsesWaitForTheSendQueueInsteadOfBeingDropped)
 {
 	setup_target();
