@@ -175,8 +175,10 @@ static enum dma_data_direction srpt_dma_dir(enum srpt_data_dir dir)
  * one. It builds sense in only some bytes of the buffer yet reports all
  * of them (TRANSPORT_SENSE_BUFFER), so what an earlier command's sense
  * left there goes first; a command given sense has a sense length or
- * says so in its flags. The buffer starts zeroed (kzalloc), and a task
- * management function has none (target_submit_tmr() gets no buffer).
+ * says so in its flags (as every writer in the target core sets them:
+ * translate_sense_reason(), transport_copy_sense_to_cmd()). The buffer
+ * starts zeroed (kzalloc), and a task management function has none
+ * (target_submit_tmr() gets no buffer).
  */
 static __always_inline void srpt_se_cmd_reset(struct srpt_os_cmd *cmd)
 {

@@ -10,7 +10,8 @@
 # residual count must be exact. Sense data, too, is only the command's:
 # after COMPARE AND WRITEs that miscompare (sense with an INFORMATION
 # field), the sense of an unsupported opcode must be byte for byte what
-# it was before any. With per-channel receive rings and with use_srq.
+# it was before any (from Linux 5.11: before, LIO's miscompare sense
+# holds nothing more). With per-channel receive rings and with use_srq.
 # vm-timeout: 300
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 . "$SRPT_ROOT/tests/vm/lib.sh"
