@@ -101,7 +101,7 @@ fio_end() {
 }
 
 # rxe_retries: rxe0's counters of retransmissions and RNR NAKs, which
-# make 6.1's rxe run a fast registration again ("name value" lines).
+# make 6.1's rxe run a local operation again ("name value" lines).
 rxe_retries() {
 	local n hw=/sys/class/infiniband/rxe0/ports/1/hw_counters
 	for n in rcvd_rnr_err send_rnr_err completer_retry_err retry_exceeded_err rcvd_seq_err; do
@@ -179,7 +179,7 @@ for srq in 0 1; do
 		# ib_srp says "Sending SRP abort" before it tries: on its broken
 		# connection nothing left it, the LUN RESET included (then error
 		# handling reset the host instead). This reset proves nothing.
-		if initiator_fastreg_broke "$mark"; then
+		if rxe_replayed_local_op "$mark"; then
 			broke=$try
 			log "reset $try: the initiator's connection broke (rxe since the reset:" \
 				"$(rxe_retries_since "$hw")): again"

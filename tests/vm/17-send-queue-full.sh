@@ -6,7 +6,7 @@
 # responses and RDMA transfers wait for send queue slots instead of being
 # dropped, and a transfer larger than the whole queue goes in rounds. The
 # initiator must see no abort, reset or command timeout, the target no
-# send error (unless 6.1's rxe broke the initiator's connection:
+# send error (unless 6.1's rxe broke the connection: rxe_replayed_local_op,
 # expect_no_stat_errors_since), and its statistics must show that the
 # queue did fill.
 # vm-timeout: 900

@@ -6,7 +6,9 @@
 # (srp_sq_size 16: 8 MRs); ib_srp then writes and reads 4 KiB to 1 MiB
 # blocks at queue depth 64, every block verified: no command may fail,
 # none may be answered with anything but success, and the initiator must
-# see no abort or reset.
+# see no abort or reset. The target's counters may show failed sends and
+# RDMA READs only where 6.1's rxe ran one of its invalidations again and
+# broke the connection (rxe_replayed_local_op).
 # vm-timeout: 900
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 . "$SRPT_ROOT/tests/vm/lib.sh"
@@ -33,7 +35,7 @@ SRPT_CMD_TIMEOUT=$((300 * SRPT_VM_SLOWDOWN)) expect_fio --name=mr --filename="/d
 	--do_verify=1 --randrepeat=0
 expect_no_initiator_trouble "$mark"
 after=$(srpt_stats "$gid")
-expect_no_stat_errors "$stats" "$after"
+expect_no_stat_errors_since "$mark" "$stats" "$after"
 srp_logout
 expect_objects "$base"
 expect_ok tcli "clearconfig confirm=True"
