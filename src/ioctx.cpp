@@ -31,6 +31,10 @@ const char *cmd_state_name(CmdState s)
 
 CmdState Cmd::set_state(CmdState s)
 {
+	/* Done stays done: the one state that needs no compare. */
+	if (s == CmdState::kDone)
+		return static_cast<CmdState>(state_.exchange(static_cast<ktl::u8>(s)));
+
 	ktl::u8 cur = state_.load();
 
 	while (static_cast<CmdState>(cur) != CmdState::kDone) {
