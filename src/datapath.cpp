@@ -395,13 +395,14 @@ Cmd::Step Cmd::post_step(SendQueue &q)
 	round_first_ = xfer.cursor();
 	round_bufs_ = 0;
 	if (kept) {
-		/* One piece (at most a page), one work request, nothing to map. */
-		if (xfer.left()) {
-			const Piece p = xfer.next(q.piece_limit());
-
-			kept_len = p.len;
+		/*
+		 * One buffer of at most a page, below any piece limit: the
+		 * rest of it is one piece, one work request, nothing to map.
+		 */
+		kept_len = xfer.left();
+		if (kept_len) {
 			wrs = 1;
-			xfer.advance(p);
+			xfer.advance(Piece{0, 0, kept_len});
 		}
 	} else {
 		while (xfer.left()) {
