@@ -7,6 +7,7 @@
 #include <linux/bug.h>
 #include <linux/errno.h>
 #include <linux/kernel.h>
+#include <linux/sched/clock.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 #include <linux/string.h>
@@ -156,7 +157,7 @@ static void deliver(struct srpt_os_channel *ch, const struct fake_wr *wr, bool o
 		srpt_core_rdma_done(wr->cmd->core, ok);
 		break;
 	case FAKE_WR_SEND:
-		srpt_core_send_done(wr->cmd->core, ok);
+		srpt_core_send_done(wr->cmd->core, ok, local_clock());
 		break;
 	}
 }
@@ -438,7 +439,7 @@ void srpt_os_channel_destroy_qp(struct srpt_os_channel *ch)
 			spin_lock_irqsave(&fake_recv_lock, flags);
 			list_del_init(&r->post_node);
 			spin_unlock_irqrestore(&fake_recv_lock, flags);
-			srpt_core_recv_done(ch->core, r->core, 0, 0);
+			srpt_core_recv_done(ch->core, r->core, 0, 0, local_clock());
 		}
 	} else {
 		ch->dev->srq_qps--;

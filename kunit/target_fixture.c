@@ -7,6 +7,7 @@
 #include <linux/err.h>
 #include <linux/kernel.h>
 #include <linux/kthread.h>
+#include <linux/sched/clock.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <asm/unaligned.h>
@@ -260,7 +261,7 @@ struct srpt_os_recv *tf_send_iu(struct kunit *test, struct srpt_os_channel *ch,
 	KUNIT_ASSERT_NOT_NULL_MSG(test, r, "no receive buffer is posted");
 	KUNIT_ASSERT_LE(test, len, r->size);
 	memcpy(r->iu, iu, len);
-	srpt_core_recv_done(ch->core, r->core, 1, len);
+	srpt_core_recv_done(ch->core, r->core, 1, len, local_clock());
 	return r;
 }
 

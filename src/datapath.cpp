@@ -22,7 +22,7 @@ namespace srpt {
 
 /* ---- receive ---- */
 
-void ChannelIo::on_recv(RecvCtx *r, bool ok, u32 byte_len)
+void ChannelIo::on_recv(RecvCtx *r, bool ok, u32 byte_len, u64 now_ns)
 {
 	if (!ok) {
 		/* Flushed receives are normal while draining; otherwise the QP broke. */
@@ -40,6 +40,7 @@ void ChannelIo::on_recv(RecvCtx *r, bool ok, u32 byte_len)
 		return;
 	}
 	r->byte_len = byte_len;
+	r->recv_ns = now_ns;
 	/* Nothing waits: handle it now, inline (the usual case). */
 	if (wait_list_.empty() && !processing_wait_list_) {
 		processing_wait_list_ = true;
@@ -227,8 +228,7 @@ bool transient(int err)
 /* srpt_handle_cmd */
 void ChannelIo::handle_cmd(RecvCtx *r, Cmd *c)
 {
-	/* Before the parse: no parsed field has to outlive the call. */
-	c->start_ns = srpt_os_now_ns();
+	c->start_ns = r->recv_ns;
 
 	SrpCmd sc;
 	const char *why = nullptr;
@@ -697,7 +697,7 @@ void Cmd::queue_tm_response(srpt_tmr_response r)
 /* ---- recycle ---- */
 
 /* srpt_send_done */
-void Cmd::send_done(bool ok)
+void Cmd::send_done(bool ok, u64 now_ns)
 {
 	Channel *ch = ch_;
 	const CmdState prev = set_state(CmdState::kDone);
@@ -714,7 +714,7 @@ void Cmd::send_done(bool ok)
 	if (ok && read_bytes_)
 		ch->io().stats().add_cq<Stat::kBytesRead>(read_bytes_);
 	if (start_ns)
-		ch->io().stats().latency(srpt_os_now_ns() - start_ns);
+		ch->io().stats().latency(now_ns - start_ns);
 	if (prev != CmdState::kCmdRspSent && prev != CmdState::kMgmtRspSent)
 		srpt_os_log(SRPT_LOG_ERR, "%s: command %#llx: send completion in state %s\n",
 			    ch->name(), tag, cmd_state_name(prev));
@@ -749,9 +749,9 @@ void Cmd::release()
 using namespace srpt;
 
 extern "C" [[gnu::flatten]] void srpt_core_recv_done(struct srpt_channel *ch, struct srpt_recv *r, int ok,
-				    srpt_u32 byte_len)
+				    srpt_u32 byte_len, srpt_u64 now_ns)
 {
-	from_handle<Channel>(ch)->io().on_recv(from_handle<RecvCtx>(r), ok != 0, byte_len);
+	from_handle<Channel>(ch)->io().on_recv(from_handle<RecvCtx>(r), ok != 0, byte_len, now_ns);
 }
 
 extern "C" [[gnu::flatten]] int srpt_core_write_pending(struct srpt_cmd *cmd)
@@ -790,7 +790,7 @@ extern "C" [[gnu::flatten]] void srpt_core_rdma_done(struct srpt_cmd *cmd, int o
 	from_handle<Cmd>(cmd)->rdma_done(ok != 0);
 }
 
-extern "C" [[gnu::flatten]] void srpt_core_send_done(struct srpt_cmd *cmd, int ok)
+extern "C" [[gnu::flatten]] void srpt_core_send_done(struct srpt_cmd *cmd, int ok, srpt_u64 now_ns)
 {
-	from_handle<Cmd>(cmd)->send_done(ok != 0);
+	from_handle<Cmd>(cmd)->send_done(ok != 0, now_ns);
 }

@@ -7,6 +7,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/scatterlist.h>
+#include <linux/sched/clock.h>
 #include <linux/slab.h>
 #include <rdma/rw.h>
 #include <scsi/scsi_tcq.h>
@@ -94,7 +95,8 @@ static void srpt_send_done(struct ib_cq *cq, struct ib_wc *wc)
 	struct srpt_os_cmd *cmd = container_of(wc->wr_cqe, struct srpt_os_cmd,
 					       send_cqe);
 
-	srpt_core_send_done(cmd->core, wc->status == IB_WC_SUCCESS);
+	srpt_core_send_done(cmd->core, wc->status == IB_WC_SUCCESS,
+			    local_clock());
 }
 
 static void srpt_rdma_done(struct ib_cq *cq, struct ib_wc *wc)

@@ -20,7 +20,6 @@
 #include <linux/ratelimit.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
-#include <linux/sched/clock.h>
 #include <linux/socket.h>
 #include <linux/string.h>
 #include <linux/workqueue.h>
@@ -211,12 +210,6 @@ int srpt_os_work_schedule(struct srpt_os_work *w)
 void srpt_os_work_cancel_sync(struct srpt_os_work *w)
 {
 	cancel_work_sync(&to_work(w)->work);
-}
-
-u64 srpt_os_now_ns(void)
-{
-	/* Not ktime_get_ns(): with an HPET clocksource each read is slow. */
-	return local_clock();
 }
 
 int srpt_os_inet_pton(const char *name, size_t len)

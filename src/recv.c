@@ -5,6 +5,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/sched/clock.h>
 #include <linux/slab.h>
 #include <rdma/ib_verbs.h>
 
@@ -33,7 +34,9 @@ static void srpt_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	if (ok)
 		ib_dma_sync_single_for_cpu(r->sdev->ib, r->sge.addr, wc->byte_len,
 					   DMA_FROM_DEVICE);
-	srpt_core_recv_done(ch->core, r->core, ok, ok ? wc->byte_len : 0);
+	/* Not ktime_get_ns(): with an HPET clocksource each read is slow. */
+	srpt_core_recv_done(ch->core, r->core, ok, ok ? wc->byte_len : 0,
+			    local_clock());
 }
 
 struct srpt_os_recv *srpt_os_recv_alloc(struct srpt_os_device *sdev,

@@ -97,9 +97,6 @@ int srpt_os_work_schedule(struct srpt_os_work *w);
 /* Waits for a running instance and cancels a pending one. May sleep. */
 void srpt_os_work_cancel_sync(struct srpt_os_work *w);
 
-/* local_clock() in ns, for short intervals: CPUs may differ slightly. */
-srpt_u64 srpt_os_now_ns(void);
-
 SRPT_ABI_END
 
 #endif /* KTL_PLATFORM_H */

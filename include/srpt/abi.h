@@ -243,8 +243,12 @@ void srpt_core_cm_event(struct srpt_channel *ch, int event);
 void srpt_core_qp_event(struct srpt_channel *ch, int event);
 /* LIO close_session(): log the channel out and wait until it is gone. */
 void srpt_core_close_session(struct srpt_channel *ch);
-/* Completions, from the channel's CQ context. */
-void srpt_core_recv_done(struct srpt_channel *ch, struct srpt_recv *r, int ok, srpt_u32 byte_len);
+/*
+ * Completions, from the channel's CQ context. @now_ns: local_clock() as
+ * the completion is handled, for command latency (CPUs may differ slightly).
+ */
+void srpt_core_recv_done(struct srpt_channel *ch, struct srpt_recv *r, int ok, srpt_u32 byte_len,
+			 srpt_u64 now_ns);
 void srpt_core_zero_write_done(struct srpt_channel *ch, int ok);
 
 struct srpt_qp_params {
@@ -460,9 +464,9 @@ void srpt_core_queue_tm_response(struct srpt_cmd *cmd, enum srpt_tmr_response r)
 void srpt_core_aborted_task(struct srpt_cmd *cmd);
 void srpt_core_release_cmd(struct srpt_cmd *cmd);
 int srpt_core_cmd_state(struct srpt_cmd *cmd);
-/* Completions: transfers without a response; a response. */
+/* Completions: transfers without a response; a response (@now_ns as for srpt_core_recv_done()). */
 void srpt_core_rdma_done(struct srpt_cmd *cmd, int ok);
-void srpt_core_send_done(struct srpt_cmd *cmd, int ok);
+void srpt_core_send_done(struct srpt_cmd *cmd, int ok, srpt_u64 now_ns);
 
 SRPT_ABI_END
 

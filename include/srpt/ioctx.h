@@ -34,6 +34,7 @@ struct RecvCtx {
 	OsRecv os;
 	ktl::u8 *iu = nullptr;		/* where the IU is received */
 	ktl::u32 byte_len = 0;		/* bytes of the last IU */
+	ktl::u64 recv_ns = 0;		/* when it arrived (srpt_core_recv_done()) */
 	ktl::ListNode wait_node;	/* on ChannelIo::wait_list_ (CQ context only) */
 };
 
@@ -83,7 +84,7 @@ public:
 	void queue_response(const srpt_cmd_status &st, bool with_data);
 	void queue_tm_response(srpt_tmr_response r);
 	void rdma_done(bool ok);
-	void send_done(bool ok);
+	void send_done(bool ok, ktl::u64 now_ns);
 	void aborted();
 	void release();
 	/* Posts recv again, if the command holds it: before its credit goes back. */
@@ -121,7 +122,7 @@ public:
 	 */
 	RecvCtx *recv = nullptr;
 	bool local = false;		/* answered by the core, never given to LIO */
-	ktl::u64 start_ns = 0;		/* receipt, for the latency histogram; 0: none */
+	ktl::u64 start_ns = 0;		/* its IU's recv_ns, for the latency histogram; 0: none */
 
 	Cmd *next_free = nullptr;	/* on the channel's free or returned stack */
 	ktl::ListNode send_node;	/* on its send queue while waiting */

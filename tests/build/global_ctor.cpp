@@ -10,7 +10,7 @@ namespace {
 
 struct NeedsConstructor {
 	/* Depends on run time, so the compiler cannot initialise it statically. */
-	NeedsConstructor() : value(srpt_os_now_ns() != 0) {}
+	NeedsConstructor() : value(srpt_os_inet_pton("", 0) != 0) {}
 	int value;
 };
 

@@ -851,7 +851,7 @@ std::size_t flush_qp(srpt_os_channel &ch, bool everything)
 			r->posted_on = nullptr;
 			r->received_on = &ch;
 		}
-		srpt_core_recv_done(core, r->core, 0, 0);
+		srpt_core_recv_done(core, r->core, 0, 0, fake::now_ns());
 		n++;
 	}
 	/* The send queue: zero-length writes, then (when destroying) the rest. */
@@ -977,7 +977,7 @@ srpt_os_recv *receive(srpt_os_channel &ch, const void *iu, std::size_t len, bool
 			std::memcpy(r->iu, iu, len);
 		core = ch.core;
 	}
-	srpt_core_recv_done(core, r->core, ok, ok ? static_cast<srpt_u32>(len) : 0);
+	srpt_core_recv_done(core, r->core, ok, ok ? static_cast<srpt_u32>(len) : 0, fake::now_ns());
 	return r;
 }
 
@@ -1024,7 +1024,7 @@ bool complete_send(srpt_os_cmd *cmd, bool ok)
 		cmd->wrs_pending = 0;
 		core = cmd->core;
 	}
-	srpt_core_send_done(core, ok);
+	srpt_core_send_done(core, ok, fake::now_ns());
 	return true;
 }
 

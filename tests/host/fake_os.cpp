@@ -700,12 +700,6 @@ extern "C" void srpt_os_work_cancel_sync(struct srpt_os_work *w)
 	}
 }
 
-extern "C" srpt_u64 srpt_os_now_ns(void)
-{
-	std::lock_guard<std::mutex> g(g_mu);
-	return S().clock_ns;
-}
-
 /* ======================================================================
  * The ABI: IB device and port callouts.
  * ======================================================================
@@ -1174,7 +1168,8 @@ void drop_work()
 
 std::uint64_t now_ns()
 {
-	return srpt_os_now_ns();
+	std::lock_guard<std::mutex> g(g_mu);
+	return S().clock_ns;
 }
 
 void advance_ns(std::uint64_t ns)

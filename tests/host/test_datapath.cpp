@@ -1195,7 +1195,7 @@ TEST_F(Datapath, ResponsesInUnexpectedStates)
 	EXPECT_EQ(execs, d->execute_calls);
 	EXPECT_EQ(1, fake::log_count("command 0x92: RDMA completion in state new"));
 	/* A send completion without a response. */
-	srpt_core_send_done(d->core, 1);
+	srpt_core_send_done(d->core, 1, fake::now_ns());
 	EXPECT_EQ(dones, d->done_calls);
 	EXPECT_EQ(1, fake::log_count("command 0x92: send completion in state new"));
 	EXPECT_EQ(slots, sq());
