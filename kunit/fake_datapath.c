@@ -625,7 +625,7 @@ void srpt_os_srq_destroy(struct srpt_os_device *dev)
 /* ---- Commands ---- */
 
 struct srpt_os_cmd *srpt_os_cmd_alloc(struct srpt_os_channel *ch, struct srpt_cmd *core,
-				      u32 rsp_size, void **rsp_buf)
+				      u32 rsp_size, void **rsp_buf, const u8 **sense_buf)
 {
 	struct srpt_os_cmd *cmd;
 	unsigned long flags;
@@ -649,6 +649,7 @@ struct srpt_os_cmd *srpt_os_cmd_alloc(struct srpt_os_channel *ch, struct srpt_cm
 	spin_unlock_irqrestore(&ch->lock, flags);
 	atomic_inc(&fake_cmds_live);
 	*rsp_buf = cmd->rsp_buf;
+	*sense_buf = cmd->sense;
 	return cmd;
 }
 

@@ -189,6 +189,7 @@ struct srpt_os_cmd {
 	struct srpt_cmd *core;
 	u8 *rsp_buf;
 	u32 rsp_size;
+	u8 sense[SRPT_SENSE_SIZE];	/* LIO's sense data for the response */
 	struct list_head node;		/* on ch->cmds */
 	unsigned int calls[FAKE_NR_CALLS];
 

@@ -35,14 +35,17 @@ int ChannelIo::create(srpt_os_channel *os, srpt_os_device *dev_os)
 	for (u32 i = 0; i < n; i++) {
 		Cmd *c = new (&ac) Cmd(&ch_);
 		void *rsp;
+		const u8 *sense;
 
 		if (!ac.check())
 			return -ktl::kENOMEM;
 		cmds_[i] = c;
-		c->os.reset(srpt_os_cmd_alloc(os_, to_handle<srpt_cmd>(c), limits_.max_rsp_size, &rsp));
+		c->os.reset(srpt_os_cmd_alloc(os_, to_handle<srpt_cmd>(c), limits_.max_rsp_size, &rsp,
+					      &sense));
 		if (!c->os)
 			return -ktl::kENOMEM;
 		c->rsp_buf = static_cast<u8 *>(rsp);
+		c->sense_buf = sense;
 		c->rsp_size = limits_.max_rsp_size;
 	}
 	/* The first one on top. */

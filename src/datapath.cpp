@@ -529,7 +529,7 @@ void Cmd::post_failed()
 	st_ = srpt_cmd_status{};
 	st_.scsi_status = retry ? kStatusTaskSetFull : kStatusCheckCondition;
 	if (!retry) {
-		st_.sense = kSenseAbortedCommand;
+		sense_ = kSenseAbortedCommand;
 		st_.sense_len = sizeof(kSenseAbortedCommand);
 	}
 	rsp_ = Rsp::kStatus;
@@ -628,7 +628,8 @@ ktl::size_t Cmd::build_rsp(u32 delta)
 	h.req_sol_not = sol_not;
 	if (rsp_ == Rsp::kTmf)
 		return build_tmf_rsp(h, tmf_code_, ktl::MutableBytes(rsp_buf, rsp_size));
-	return build_cmd_rsp(h, st_, ch_->io().limits().max_ti_iu_len, ktl::MutableBytes(rsp_buf, rsp_size));
+	return build_cmd_rsp(h, st_, ktl::Bytes(sense_, st_.sense_len), ch_->io().limits().max_ti_iu_len,
+			     ktl::MutableBytes(rsp_buf, rsp_size));
 }
 
 void Cmd::unmap_round()
@@ -651,6 +652,10 @@ void Cmd::queue_response(const srpt_cmd_status &st, bool with_data)
 	}
 	rsp_ = Rsp::kStatus;
 	st_ = st;
+	sense_ = sense_buf;
+	/* LIO's length, bounded by its buffer: never a byte past it. */
+	if (st_.sense_len > SRPT_SENSE_SIZE)
+		st_.sense_len = SRPT_SENSE_SIZE;
 	/* Exactly the bytes of the SCSI transfer, never what lies past them. */
 	u32 bytes = 0;
 	if (with_data && dir == SRPT_DATA_IN)
@@ -667,8 +672,8 @@ void Cmd::respond_local_status(u8 scsi_status, const u8 *sense, u32 sense_len)
 	rsp_ = Rsp::kStatus;
 	st_ = srpt_cmd_status{};
 	st_.scsi_status = scsi_status;
-	st_.sense = sense;
-	st_.sense_len = sense_len;
+	sense_ = sense;
+	st_.sense_len = static_cast<ktl::u16>(sense_len);
 	respond(0);
 }
 

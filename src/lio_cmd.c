@@ -82,7 +82,7 @@ struct srpt_os_cmd {
 	 * than on the stack, which would cost the post a stack check.
 	 */
 	const struct ib_send_wr *bad_wr;
-	u8 sense[TRANSPORT_SENSE_BUFFER];
+	u8 sense[SRPT_SENSE_SIZE];
 };
 
 static struct srpt_os_cmd *to_cmd(struct se_cmd *se_cmd)
@@ -109,11 +109,13 @@ static void srpt_rdma_done(struct ib_cq *cq, struct ib_wc *wc)
 
 struct srpt_os_cmd *srpt_os_cmd_alloc(struct srpt_os_channel *ch,
 				      struct srpt_cmd *core, u32 rsp_size,
-				      void **rsp_buf)
+				      void **rsp_buf, const u8 **sense_buf)
 {
 	struct ib_device *ib = ch->sdev->ib;
 	struct srpt_os_cmd *cmd;
 
+	/* LIO reports the sense data it builds in that many bytes. */
+	BUILD_BUG_ON(SRPT_SENSE_SIZE != TRANSPORT_SENSE_BUFFER);
 	cmd = kzalloc(sizeof(*cmd), GFP_KERNEL);
 	if (!cmd)
 		return NULL;
@@ -136,6 +138,7 @@ struct srpt_os_cmd *srpt_os_cmd_alloc(struct srpt_os_channel *ch,
 	cmd->rsp_wr.send_flags = IB_SEND_SIGNALED;
 	cmd->rdma_cqe.done = srpt_rdma_done;
 	*rsp_buf = cmd->rsp_buf;
+	*sense_buf = cmd->sense;
 	return cmd;
 
 free_rsp:
@@ -617,7 +620,7 @@ static __always_inline void srpt_queue(struct se_cmd *se_cmd, int with_data)
 		.residual = SRPT_RESIDUAL_NONE,
 		.residual_count = se_cmd->residual_count,
 		.data_len = se_cmd->data_length,
-		.sense = se_cmd->sense_buffer,
+		/* In cmd->sense: se_cmd->sense_buffer since srpt_os_cmd_init(). */
 		.sense_len = se_cmd->scsi_sense_length,
 	};
 

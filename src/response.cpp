@@ -29,10 +29,10 @@ bool put_header(const RspHeader &h, bool good, ktl::size_t len, BeWriter &w)
 
 } // namespace
 
-ktl::size_t build_cmd_rsp(const RspHeader &h, const srpt_cmd_status &st, u32 max_len,
-			  ktl::MutableBytes out)
+ktl::size_t build_cmd_rsp(const RspHeader &h, const srpt_cmd_status &st, ktl::Bytes sense,
+			  u32 max_len, ktl::MutableBytes out)
 {
-	u32 sense_len = st.sense ? st.sense_len : 0;
+	u32 sense_len = static_cast<u32>(sense.size());
 	const ktl::size_t limit = ktl::min<ktl::size_t>(max_len, out.size());
 
 	if (limit < f::kSize)
@@ -58,7 +58,7 @@ ktl::size_t build_cmd_rsp(const RspHeader &h, const srpt_cmd_status &st, u32 max
 	if (sense_len) {
 		flags |= srp::kSnsValid;
 		w.be32(f::kSenseDataLen, sense_len);
-		w.copy(f::kData, st.sense, sense_len);
+		w.copy(f::kData, sense.data(), sense_len);
 	}
 	w.u8_at(f::kFlags, flags);
 	w.u8_at(f::kStatus, st.scsi_status);

@@ -337,9 +337,16 @@ struct srpt_cmd_info {
 	srpt_u8 task_attr;		/* enum srpt_task_attr */
 };
 
-/* The kernel side of a send context, with its response buffer. */
+/* The bytes of a send context's sense buffer (LIO's TRANSPORT_SENSE_BUFFER). */
+#define SRPT_SENSE_SIZE 96
+
+/*
+ * The kernel side of a send context, with its response buffer and the
+ * SRPT_SENSE_SIZE bytes where LIO leaves its commands' sense data.
+ */
 struct srpt_os_cmd *srpt_os_cmd_alloc(struct srpt_os_channel *ch, struct srpt_cmd *core,
-				      srpt_u32 rsp_size, void **rsp_buf);
+				      srpt_u32 rsp_size, void **rsp_buf,
+				      const srpt_u8 **sense_buf);
 void srpt_os_cmd_free(struct srpt_os_cmd *cmd);
 
 /*
@@ -432,15 +439,18 @@ enum srpt_residual {
 	SRPT_RESIDUAL_OVERFLOW,
 };
 
-/* What LIO says about a finished command, for the SRP_RSP. */
+/*
+ * What LIO says about a finished command, for the SRP_RSP; its sense data
+ * is in the send context's sense buffer. 16 bytes: it crosses by value
+ * in two registers.
+ */
 struct srpt_cmd_status {
 	srpt_u8 scsi_status;
 	srpt_u8 residual;		/* enum srpt_residual */
 	srpt_u8 data_dir;		/* enum srpt_data_dir */
+	srpt_u16 sense_len;		/* bytes of sense data */
 	srpt_u32 residual_count;
 	srpt_u32 data_len;		/* bytes of the SCSI transfer (data-in: what to send) */
-	const srpt_u8 *sense;
-	srpt_u32 sense_len;
 };
 
 /* LIO's answer to a task management function: enum tcm_tmrsp_table. */

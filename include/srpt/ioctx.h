@@ -103,6 +103,7 @@ public:
 	OsCmd os;
 	ktl::u8 *rsp_buf = nullptr;
 	ktl::u32 rsp_size = 0;
+	const ktl::u8 *sense_buf = nullptr;	/* SRPT_SENSE_SIZE bytes: LIO's sense data */
 
 	/* Set per request. */
 	ktl::u64 tag = 0;
@@ -145,7 +146,8 @@ private:
 
 	ktl::Atomic<ktl::u8> state_{static_cast<ktl::u8>(CmdState::kDone)};
 	Rsp rsp_ = Rsp::kNone;
-	srpt_cmd_status st_{};		/* Rsp::kStatus; sense stays LIO's or static */
+	srpt_cmd_status st_{};		/* Rsp::kStatus, with sense_'s length */
+	const ktl::u8 *sense_ = nullptr;	/* sense_buf, or static sense of the core's own */
 	ktl::u8 tmf_code_ = 0;		/* Rsp::kTmf */
 	ktl::u32 read_bytes_ = 0;	/* the data the response sends, for the statistics */
 	/* Guarded by the send queue's mutex while the command is on it. */

@@ -15,12 +15,13 @@ struct RspHeader {
 };
 
 /*
- * An SRP_RSP for a SCSI command: status, residuals and sense data, the
- * sense clipped so that the IU fits in @max_len (the channel's
- * max_ti_iu_len) and in @out. Returns its length, 0 if @out is too small.
+ * An SRP_RSP for a SCSI command: status, residuals and the sense data
+ * @sense (st.sense_len is not read), clipped so that the IU fits in
+ * @max_len (the channel's max_ti_iu_len) and in @out. Returns its
+ * length, 0 if @out is too small.
  */
-ktl::size_t build_cmd_rsp(const RspHeader &h, const srpt_cmd_status &st, u32 max_len,
-			  ktl::MutableBytes out);
+ktl::size_t build_cmd_rsp(const RspHeader &h, const srpt_cmd_status &st, ktl::Bytes sense,
+			  u32 max_len, ktl::MutableBytes out);
 
 /* An SRP_RSP for a task management function with RSP_CODE @rsp_code. */
 ktl::size_t build_tmf_rsp(const RspHeader &h, u8 rsp_code, ktl::MutableBytes out);

@@ -155,7 +155,7 @@ void lio_respond(Run &r, srpt_os_cmd *c, Input &in)
 		static const std::uint8_t sense[18] = {0x70, 0, 0x05, 0, 0, 0, 0, 10, 0, 0, 0, 0, 0x24};
 		srpt_cmd_status st{};
 		st.scsi_status = (how & 1) ? 0x02 : 0x00;
-		st.sense = (how & 1) ? sense : nullptr;
+		std::memcpy(c->sense, sense, sizeof(sense));
 		st.sense_len = (how & 1) ? 18 : 0;
 		st.residual = (how >> 1) % 3;
 		st.data_dir = c->info.dir;

@@ -239,12 +239,13 @@ void check_rsp(const std::vector<std::uint8_t> &iu, std::uint8_t sel, std::size_
 	st.residual = sel % 3;
 	st.data_dir = (sel / 3) % 3;
 	st.residual_count = 0xabcdef;
-	st.sense = (sel & 0x40) ? nullptr : iu.data();
-	st.sense_len = static_cast<std::uint32_t>(iu.size());
+	/* The builder takes the sense data it is given, whatever st.sense_len says. */
+	const ktl::Bytes sense = (sel & 0x40) ? ktl::Bytes() : ktl::Bytes(iu.data(), iu.size());
+	st.sense_len = static_cast<std::uint16_t>(iu.size() ^ sel);
 	const std::uint32_t max_len = (sel & 0x80) ? 0xffffffffu : 30 + static_cast<std::uint32_t>(iu.size() % 300);
 
 	std::vector<std::uint8_t> out(room + 64, 0x77);
-	const std::size_t n = srpt::build_cmd_rsp(h, st, max_len, ktl::MutableBytes(out.data(), room));
+	const std::size_t n = srpt::build_cmd_rsp(h, st, sense, max_len, ktl::MutableBytes(out.data(), room));
 	const std::size_t limit = std::min<std::size_t>(max_len, room);
 	FUZZ_CHECK(n <= limit, "a %zu-byte SRP_RSP with max %u and room %zu", n, max_len, room);
 	FUZZ_CHECK((n == 0) == (limit < 36), "no SRP_RSP (%zu) with room for one (%zu)", n, limit);
@@ -253,14 +254,14 @@ void check_rsp(const std::vector<std::uint8_t> &iu, std::uint8_t sel, std::size_
 	if (n) {
 		const std::uint32_t sense_len = static_cast<std::uint32_t>(be(&out[28], 4));
 		const std::uint32_t want_sense =
-			st.sense ? static_cast<std::uint32_t>(std::min<std::size_t>(st.sense_len, limit - 36)) : 0;
+			static_cast<std::uint32_t>(std::min<std::size_t>(sense.size(), limit - 36));
 		FUZZ_CHECK(out[0] == 0xc1 && be(&out[8], 8) == h.tag && be(&out[4], 4) == h.req_lim_delta &&
 				   out[19] == st.scsi_status,
 			   "SRP_RSP header");
-		FUZZ_CHECK(sense_len == want_sense && n == 36 + want_sense, "sense %u of %u, IU %zu", sense_len,
-			   st.sense_len, n);
+		FUZZ_CHECK(sense_len == want_sense && n == 36 + want_sense, "sense %u of %zu, IU %zu", sense_len,
+			   sense.size(), n);
 		FUZZ_CHECK(!!(out[18] & 0x02) == (want_sense > 0), "SNSVALID");
-		FUZZ_CHECK(!want_sense || !std::memcmp(&out[36], st.sense, want_sense), "sense bytes");
+		FUZZ_CHECK(!want_sense || !std::memcmp(&out[36], sense.data(), want_sense), "sense bytes");
 		FUZZ_CHECK(be(&out[32], 4) == 0 && !(out[18] & 0x01), "response data in a command response");
 		FUZZ_CHECK((out[18] & 0xc0) == 0 && out[2] == 0 && out[3] == 0 && out[16] == 0 && out[17] == 0,
 			   "reserved bits");

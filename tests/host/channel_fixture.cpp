@@ -170,8 +170,10 @@ void ChannelTest::lio_respond(srpt_os_cmd *c, std::uint8_t status, bool with_dat
 	st.scsi_status = status;
 	st.data_dir = c->info.dir;
 	st.data_len = data_len == kWholeBuffer ? c->info.data_len : data_len;
-	st.sense = sense.empty() ? nullptr : sense.data();
-	st.sense_len = static_cast<srpt_u32>(sense.size());
+	/* Where LIO builds it: the command's sense buffer. */
+	ASSERT_LE(sense.size(), sizeof(c->sense));
+	std::copy(sense.begin(), sense.end(), c->sense);
+	st.sense_len = static_cast<srpt_u16>(sense.size());
 	srpt_core_queue_response(c->core, st, with_data);
 }
 

@@ -455,7 +455,8 @@ extern "C" void srpt_os_srq_destroy(struct srpt_os_device *dev)
 /* ---- Commands ---- */
 
 extern "C" struct srpt_os_cmd *srpt_os_cmd_alloc(struct srpt_os_channel *ch, struct srpt_cmd *core,
-						 srpt_u32 rsp_size, void **rsp_buf)
+						 srpt_u32 rsp_size, void **rsp_buf,
+						 const srpt_u8 **sense_buf)
 {
 	might_sleep("srpt_os_cmd_alloc");
 	std::lock_guard<std::mutex> g(g_mu);
@@ -473,6 +474,7 @@ extern "C" struct srpt_os_cmd *srpt_os_cmd_alloc(struct srpt_os_channel *ch, str
 	std::memset(c->rsp_buf, 0xa5, std::max<srpt_u32>(rsp_size, 1));
 	S().cmds.insert(c);
 	*rsp_buf = c->rsp_buf;
+	*sense_buf = c->sense;
 	return c;
 }
 

@@ -222,6 +222,7 @@ struct srpt_os_cmd {
 	long seq = 0;				/* allocation order */
 	srpt_u32 rsp_size = 0;
 	srpt_u8 *rsp_buf = nullptr;
+	srpt_u8 sense[SRPT_SENSE_SIZE] = {};	/* LIO's sense data for the response */
 	/* The current command, as LIO would see it. */
 	bool inited = false;
 	srpt_cmd_info info{};

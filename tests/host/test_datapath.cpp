@@ -444,12 +444,35 @@ TEST_F(Datapath, SenseOfALocalAnswerIsClippedToMaxTiIuLen)
 }
 
 /* The double itself: a context's buffers go back before its next command sets up any. */
+TEST_F(Datapath, LiosSenseLengthIsBoundedByItsSenseBuffer)
+{
+	/* A sense length past the buffer LIO writes in must not send what lies beyond it. */
+	live();
+	iu::Cmd c;
+	c.tag = 9;
+	srpt_os_cmd *cmd = send_cmd(*ch_, iu::cmd(c));
+	ASSERT_NE(nullptr, cmd);
+	for (std::size_t i = 0; i < sizeof(cmd->sense); i++)
+		cmd->sense[i] = static_cast<std::uint8_t>(0x80 + i);
+	srpt_cmd_status st{};
+	st.scsi_status = 0x02;
+	st.sense_len = 0xffff;
+	srpt_core_queue_response(cmd->core, st, 0);
+	ASSERT_EQ(1u, cmd->responses.size());
+	const iu::Rsp rsp = last_rsp(cmd);
+	EXPECT_EQ(0x02, rsp.flags) << "SNSVALID";
+	EXPECT_EQ(static_cast<std::uint32_t>(SRPT_SENSE_SIZE), rsp.sense_len);
+	EXPECT_EQ(Bytes(cmd->sense, cmd->sense + SRPT_SENSE_SIZE), rsp.sense);
+	ASSERT_TRUE(fake::complete_send(cmd, true));
+}
+
 TEST_F(Datapath, TheFakeWantsBuffersReleasedBeforeTheNextCommandsBuffers)
 {
 	live();
 	int core;
 	void *rsp = nullptr;
-	srpt_os_cmd *c = srpt_os_cmd_alloc(ch_, reinterpret_cast<srpt_cmd *>(&core), 64, &rsp);
+	const srpt_u8 *sense = nullptr;
+	srpt_os_cmd *c = srpt_os_cmd_alloc(ch_, reinterpret_cast<srpt_cmd *>(&core), 64, &rsp, &sense);
 	ASSERT_NE(nullptr, c);
 	const auto buf_add = [c] { return srpt_os_cmd_buf_add(c, 1, SRPT_DATA_IN, 0xa000, 1, 512); };
 	const auto reported = [] {

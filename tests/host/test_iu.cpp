@@ -469,11 +469,11 @@ using RspBuild = CoreTest;
 
 namespace {
 
-Bytes cmd_rsp(const srpt::RspHeader &h, const srpt_cmd_status &st, std::uint32_t max_len,
-	      std::size_t buf = 256, std::size_t *len = nullptr)
+Bytes cmd_rsp(const srpt::RspHeader &h, const srpt_cmd_status &st, ktl::Bytes sense,
+	      std::uint32_t max_len, std::size_t buf = 256, std::size_t *len = nullptr)
 {
 	Bytes out(buf + 16, 0x77);
-	const std::size_t n = srpt::build_cmd_rsp(h, st, max_len, ktl::MutableBytes(out.data(), buf));
+	const std::size_t n = srpt::build_cmd_rsp(h, st, sense, max_len, ktl::MutableBytes(out.data(), buf));
 	for (std::size_t i = n; i < out.size(); i++)
 		EXPECT_EQ(0x77, out[i]) << "byte " << i << " written past the " << n << "-byte IU";
 	if (len)
@@ -492,13 +492,14 @@ srpt::RspHeader hdr(std::uint8_t sol_not = 0)
 }
 
 const std::uint8_t kSense[18] = {0x70, 0, 0x05, 0, 0, 0, 0, 10, 0, 0, 0, 0, 0x24, 0x00};
+const ktl::Bytes kSenseBytes(kSense, sizeof(kSense));
 
 } // namespace
 
 TEST_F(RspBuild, GoodStatusBytes)
 {
 	srpt_cmd_status st{};
-	const Bytes b = cmd_rsp(hdr(), st, 256);
+	const Bytes b = cmd_rsp(hdr(), st, {}, 256);
 	Bytes want(36, 0);
 	want[0] = 0xc1;
 	want[7] = 3;
@@ -511,9 +512,8 @@ TEST_F(RspBuild, CheckConditionWithSense)
 {
 	srpt_cmd_status st{};
 	st.scsi_status = 0x02;
-	st.sense = kSense;
 	st.sense_len = 18;
-	const Bytes b = cmd_rsp(hdr(), st, 256);
+	const Bytes b = cmd_rsp(hdr(), st, kSenseBytes, 256);
 	ASSERT_EQ(54u, b.size());
 	EXPECT_EQ(0x02, b[18]) << "SNSVALID";
 	EXPECT_EQ(0x02, b[19]);
@@ -526,7 +526,6 @@ TEST_F(RspBuild, SenseIsClippedToMaxTiIuLenAndToTheBuffer)
 {
 	srpt_cmd_status st{};
 	st.scsi_status = 0x02;
-	st.sense = kSense;
 	st.sense_len = 18;
 	const struct {
 		std::uint32_t max_len;
@@ -538,7 +537,7 @@ TEST_F(RspBuild, SenseIsClippedToMaxTiIuLenAndToTheBuffer)
 	};
 	for (const auto &c : cases) {
 		std::size_t n = 0;
-		const Bytes b = cmd_rsp(hdr(), st, c.max_len, c.buf, &n);
+		const Bytes b = cmd_rsp(hdr(), st, kSenseBytes, c.max_len, c.buf, &n);
 		ASSERT_EQ(c.want_len, n) << c.max_len << "/" << c.buf;
 		EXPECT_EQ(c.want_len - 36, iu::get_be32(b, 28)) << c.max_len << "/" << c.buf;
 		EXPECT_EQ(c.want_len > 36 ? 0x02 : 0x00, b[18]) << "SNSVALID only with sense data";
@@ -547,13 +546,12 @@ TEST_F(RspBuild, SenseIsClippedToMaxTiIuLenAndToTheBuffer)
 	}
 	/* Below the fixed part: nothing at all. */
 	std::size_t n = 1;
-	cmd_rsp(hdr(), st, 35, 256, &n);
+	cmd_rsp(hdr(), st, kSenseBytes, 35, 256, &n);
 	EXPECT_EQ(0u, n);
-	cmd_rsp(hdr(), st, 256, 35, &n);
+	cmd_rsp(hdr(), st, kSenseBytes, 256, 35, &n);
 	EXPECT_EQ(0u, n);
-	/* A sense length without a sense buffer is no sense data. */
-	st.sense = nullptr;
-	const Bytes b = cmd_rsp(hdr(), st, 256);
+	/* The sense data is what the builder is given, whatever st says. */
+	const Bytes b = cmd_rsp(hdr(), st, {}, 256);
 	EXPECT_EQ(36u, b.size());
 	EXPECT_EQ(0x00, b[18]);
 }
@@ -579,7 +577,7 @@ TEST_F(RspBuild, ResidualFlags)
 		st.residual = c.residual;
 		st.data_dir = c.dir;
 		st.residual_count = 0x1234;
-		Bytes b = cmd_rsp(hdr(), st, 256);
+		Bytes b = cmd_rsp(hdr(), st, {}, 256);
 		ASSERT_EQ(36u, b.size());
 		EXPECT_EQ(c.flags, b[18]) << int{c.residual} << "/" << int{c.dir};
 		EXPECT_EQ(c.do_resid, iu::get_be32(b, 20)) << int{c.residual} << "/" << int{c.dir};
@@ -587,9 +585,8 @@ TEST_F(RspBuild, ResidualFlags)
 
 		/* With sense data both flags are there. */
 		st.scsi_status = 0x02;
-		st.sense = kSense;
 		st.sense_len = 18;
-		b = cmd_rsp(hdr(), st, 256);
+		b = cmd_rsp(hdr(), st, kSenseBytes, 256);
 		EXPECT_EQ(c.flags | 0x02, b[18]);
 	}
 }
@@ -608,7 +605,7 @@ TEST_F(RspBuild, SolicitedNotification)
 	for (const auto &c : cases) {
 		srpt_cmd_status st{};
 		st.scsi_status = c.status;
-		const Bytes b = cmd_rsp(hdr(c.req_sol_not), st, 256);
+		const Bytes b = cmd_rsp(hdr(c.req_sol_not), st, {}, 256);
 		EXPECT_EQ(c.want, b[1]) << "SOL_NOT " << int{c.req_sol_not} << " status " << int{c.status};
 	}
 }
