@@ -90,14 +90,31 @@ void srpt_os_recv_free(struct srpt_os_recv *r)
 	kfree(r);
 }
 
-int srpt_os_recv_post(struct srpt_os_device *sdev, struct srpt_os_channel *ch,
-		      struct srpt_os_recv *r)
+static int srpt_recv_post_wr(struct srpt_os_device *sdev,
+			     struct srpt_os_channel *ch, struct srpt_os_recv *r)
 {
-	ib_dma_sync_single_for_device(sdev->ib, r->sge.addr, r->sge.length,
-				      DMA_FROM_DEVICE);
 	if (ch)
 		return ib_post_recv(ch->qp, &r->wr, srpt_nonnull(&r->bad_wr));
 	return ib_post_srq_recv(sdev->srq, &r->wr, srpt_nonnull(&r->bad_wr));
+}
+
+/* srpt_os_recv_post() where the buffer's mapping may need a sync. */
+static noinline int srpt_recv_post_sync(struct srpt_os_device *sdev,
+					struct srpt_os_channel *ch,
+					struct srpt_os_recv *r)
+{
+	ib_dma_sync_single_for_device(sdev->ib, r->sge.addr, r->sge.length,
+				      DMA_FROM_DEVICE);
+	return srpt_recv_post_wr(sdev, ch, r);
+}
+
+/* Only tail calls: where DMA is virtual it saves no registers. */
+int srpt_os_recv_post(struct srpt_os_device *sdev, struct srpt_os_channel *ch,
+		      struct srpt_os_recv *r)
+{
+	if (!ib_uses_virt_dma(sdev->ib))
+		return srpt_recv_post_sync(sdev, ch, r);
+	return srpt_recv_post_wr(sdev, ch, r);
 }
 
 /* srpt_srq_event */
