@@ -764,10 +764,11 @@ extern "C" [[gnu::flatten]] int srpt_core_write_pending(struct srpt_cmd *cmd)
 	return from_handle<Cmd>(cmd)->write_pending();
 }
 
-extern "C" [[gnu::flatten]] void srpt_core_queue_response(struct srpt_cmd *cmd, struct srpt_cmd_status st,
-					 int with_data)
+extern "C" [[gnu::flatten]] int srpt_core_queue_response(struct srpt_cmd *cmd, struct srpt_cmd_status st,
+					int with_data)
 {
 	from_handle<Cmd>(cmd)->queue_response(st, with_data != 0);
+	return 0;
 }
 
 extern "C" void srpt_core_queue_tm_response(struct srpt_cmd *cmd, enum srpt_tmr_response r)

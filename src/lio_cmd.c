@@ -515,17 +515,31 @@ static struct ib_send_wr *srpt_rsp_wr(struct srpt_os_cmd *cmd, u32 rsp_len)
 {
 	if (!rsp_len)
 		return NULL;
-	ib_dma_sync_single_for_device(cmd->ch->sdev->ib, cmd->rsp_sge.addr,
-				      rsp_len, DMA_TO_DEVICE);
 	cmd->rsp_sge.length = rsp_len;
 	return &cmd->rsp_wr;
+}
+
+/* Before the response's WR is posted: a no-op where DMA is virtual. */
+static void srpt_rsp_sync(struct srpt_os_cmd *cmd, u32 rsp_len)
+{
+	ib_dma_sync_single_for_device(cmd->ch->sdev->ib, cmd->rsp_sge.addr,
+				      rsp_len, DMA_TO_DEVICE);
+}
+
+/* The end of srpt_post_kept() where the response's mapping may need a sync. */
+static noinline int srpt_post_kept_sync(struct srpt_os_cmd *cmd,
+					struct ib_send_wr *wr, u32 rsp_len)
+{
+	srpt_rsp_sync(cmd, rsp_len);
+	return ib_post_send(cmd->ch->qp, wr, srpt_nonnull(&cmd->bad_wr));
 }
 
 /*
  * srpt_os_cmd_post() of the first @kept_len bytes of the kept page, as
  * rdma_rw_init_single_wr() would send them (no sync: srpt_map_own_page()),
  * chained as rdma_rw_ctx_wrs() does: signalled unless the response
- * follows. Out of line: the other posts keep their frame.
+ * follows. It calls nothing but in tail position, so needs no frame:
+ * a response to sync goes on in srpt_post_kept_sync().
  */
 static noinline int srpt_post_kept(struct srpt_os_cmd *cmd, u32 rsp_len,
 				   u32 kept_len)
@@ -543,10 +557,13 @@ static noinline int srpt_post_kept(struct srpt_os_cmd *cmd, u32 rsp_len,
 	wr->next = srpt_rsp_wr(cmd, rsp_len);
 	wr->wr_cqe = rsp_len ? NULL : &cmd->rdma_cqe;
 	wr->send_flags = rsp_len ? 0 : IB_SEND_SIGNALED;
+	if (rsp_len && !ib_uses_virt_dma(cmd->ch->sdev->ib))
+		return srpt_post_kept_sync(cmd, wr, rsp_len);
 	return ib_post_send(cmd->ch->qp, wr, srpt_nonnull(&cmd->bad_wr));
 }
 
-int srpt_os_cmd_post(struct srpt_os_cmd *cmd, u32 rsp_len, u32 kept_len)
+/* srpt_os_cmd_post() of transfers by rdma_rw and the response after them. */
+static noinline int srpt_post_rw(struct srpt_os_cmd *cmd, u32 rsp_len)
 {
 	struct srpt_os_channel *ch = cmd->ch;
 	struct ib_send_wr *first_wr;
@@ -554,9 +571,9 @@ int srpt_os_cmd_post(struct srpt_os_cmd *cmd, u32 rsp_len, u32 kept_len)
 	struct ib_cqe *cqe = rsp_len ? NULL : &cmd->rdma_cqe;
 	int i;
 
-	if (kept_len)
-		return srpt_post_kept(cmd, rsp_len, kept_len);
 	first_wr = srpt_rsp_wr(cmd, rsp_len);
+	if (rsp_len)
+		srpt_rsp_sync(cmd, rsp_len);
 
 	/* Chained back to front: the data goes out ahead of the response. */
 	for (i = cmd->n_bufs - 1; i >= 0; i--) {
@@ -572,6 +589,14 @@ int srpt_os_cmd_post(struct srpt_os_cmd *cmd, u32 rsp_len, u32 kept_len)
 	if (WARN_ON_ONCE(!first_wr))
 		return -EINVAL;
 	return ib_post_send(ch->qp, first_wr, srpt_nonnull(&cmd->bad_wr));
+}
+
+/* Two tail calls: the kept page's post, the most common, saves no registers. */
+int srpt_os_cmd_post(struct srpt_os_cmd *cmd, u32 rsp_len, u32 kept_len)
+{
+	if (kept_len)
+		return srpt_post_kept(cmd, rsp_len, kept_len);
+	return srpt_post_rw(cmd, rsp_len);
 }
 
 void srpt_os_cmd_put(struct srpt_os_cmd *cmd)
@@ -613,38 +638,39 @@ int srpt_get_tcm_cmd_state(struct se_cmd *se_cmd)
 	return srpt_core_cmd_state(to_cmd(se_cmd)->core);
 }
 
-static __always_inline void srpt_queue(struct se_cmd *se_cmd, int with_data)
+static __always_inline int srpt_queue(struct se_cmd *se_cmd, int with_data)
 {
-	struct srpt_cmd_status st = {
+	u8 residual = SRPT_RESIDUAL_NONE;
+	u8 dir = SRPT_DATA_NONE;
+
+	if (se_cmd->se_cmd_flags & SCF_UNDERFLOW_BIT)
+		residual = SRPT_RESIDUAL_UNDERFLOW;
+	else if (se_cmd->se_cmd_flags & SCF_OVERFLOW_BIT)
+		residual = SRPT_RESIDUAL_OVERFLOW;
+	if (se_cmd->data_direction == DMA_TO_DEVICE)
+		dir = SRPT_DATA_OUT;
+	else if (se_cmd->data_direction == DMA_FROM_DEVICE)
+		dir = SRPT_DATA_IN;
+	return srpt_core_queue_response(to_cmd(se_cmd)->core,
+					(struct srpt_cmd_status) {
 		.scsi_status = se_cmd->scsi_status,
-		.residual = SRPT_RESIDUAL_NONE,
+		.residual = residual,
+		.data_dir = dir,
 		.residual_count = se_cmd->residual_count,
 		.data_len = se_cmd->data_length,
 		/* In cmd->sense: se_cmd->sense_buffer since srpt_os_cmd_init(). */
 		.sense_len = se_cmd->scsi_sense_length,
-	};
-
-	if (se_cmd->se_cmd_flags & SCF_UNDERFLOW_BIT)
-		st.residual = SRPT_RESIDUAL_UNDERFLOW;
-	else if (se_cmd->se_cmd_flags & SCF_OVERFLOW_BIT)
-		st.residual = SRPT_RESIDUAL_OVERFLOW;
-	if (se_cmd->data_direction == DMA_TO_DEVICE)
-		st.data_dir = SRPT_DATA_OUT;
-	else if (se_cmd->data_direction == DMA_FROM_DEVICE)
-		st.data_dir = SRPT_DATA_IN;
-	srpt_core_queue_response(to_cmd(se_cmd)->core, st, with_data);
+	}, with_data);
 }
 
 int srpt_queue_data_in(struct se_cmd *se_cmd)
 {
-	srpt_queue(se_cmd, 1);
-	return 0;
+	return srpt_queue(se_cmd, 1);
 }
 
 int srpt_queue_status(struct se_cmd *se_cmd)
 {
-	srpt_queue(se_cmd, 0);
-	return 0;
+	return srpt_queue(se_cmd, 0);
 }
 
 void srpt_queue_tm_rsp(struct se_cmd *se_cmd)

@@ -469,7 +469,12 @@ enum srpt_tmr_response {
  * @info so.
  */
 SRPT_NODISCARD int srpt_core_write_pending(struct srpt_cmd *cmd);
-void srpt_core_queue_response(struct srpt_cmd *cmd, struct srpt_cmd_status st, int with_data);
+/*
+ * Returns what queue_data_in and queue_status return to LIO: always 0,
+ * as the core deals with a response that cannot go itself (never by
+ * LIO's queue-full retry).
+ */
+int srpt_core_queue_response(struct srpt_cmd *cmd, struct srpt_cmd_status st, int with_data);
 void srpt_core_queue_tm_response(struct srpt_cmd *cmd, enum srpt_tmr_response r);
 void srpt_core_aborted_task(struct srpt_cmd *cmd);
 void srpt_core_release_cmd(struct srpt_cmd *cmd);
