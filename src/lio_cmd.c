@@ -526,9 +526,13 @@ static void srpt_rsp_sync(struct srpt_os_cmd *cmd, u32 rsp_len)
 				      rsp_len, DMA_TO_DEVICE);
 }
 
-/* The end of srpt_post_kept() where the response's mapping may need a sync. */
-static noinline int srpt_post_kept_sync(struct srpt_os_cmd *cmd,
-					struct ib_send_wr *wr, u32 rsp_len)
+/*
+ * Posts @wr, which the response of @rsp_len bytes ends, where the
+ * response's mapping may need a sync: out of line, so that the posts
+ * where it needs none save no registers.
+ */
+static noinline int srpt_post_synced(struct srpt_os_cmd *cmd,
+				     struct ib_send_wr *wr, u32 rsp_len)
 {
 	srpt_rsp_sync(cmd, rsp_len);
 	return ib_post_send(cmd->ch->qp, wr, srpt_nonnull(&cmd->bad_wr));
@@ -538,8 +542,7 @@ static noinline int srpt_post_kept_sync(struct srpt_os_cmd *cmd,
  * srpt_os_cmd_post() of the first @kept_len bytes of the kept page, as
  * rdma_rw_init_single_wr() would send them (no sync: srpt_map_own_page()),
  * chained as rdma_rw_ctx_wrs() does: signalled unless the response
- * follows. It calls nothing but in tail position, so needs no frame:
- * a response to sync goes on in srpt_post_kept_sync().
+ * follows. It calls nothing but in tail position, so needs no frame.
  */
 static noinline int srpt_post_kept(struct srpt_os_cmd *cmd, u32 rsp_len,
 				   u32 kept_len)
@@ -558,7 +561,19 @@ static noinline int srpt_post_kept(struct srpt_os_cmd *cmd, u32 rsp_len,
 	wr->wr_cqe = rsp_len ? NULL : &cmd->rdma_cqe;
 	wr->send_flags = rsp_len ? 0 : IB_SEND_SIGNALED;
 	if (rsp_len && !ib_uses_virt_dma(cmd->ch->sdev->ib))
-		return srpt_post_kept_sync(cmd, wr, rsp_len);
+		return srpt_post_synced(cmd, wr, rsp_len);
+	return ib_post_send(cmd->ch->qp, wr, srpt_nonnull(&cmd->bad_wr));
+}
+
+/* srpt_os_cmd_post() of the response alone, without a frame as above. */
+static noinline int srpt_post_rsp(struct srpt_os_cmd *cmd, u32 rsp_len)
+{
+	struct ib_send_wr *wr = srpt_rsp_wr(cmd, rsp_len);
+
+	if (WARN_ON_ONCE(!wr))
+		return -EINVAL;
+	if (!ib_uses_virt_dma(cmd->ch->sdev->ib))
+		return srpt_post_synced(cmd, wr, rsp_len);
 	return ib_post_send(cmd->ch->qp, wr, srpt_nonnull(&cmd->bad_wr));
 }
 
@@ -591,11 +606,16 @@ static noinline int srpt_post_rw(struct srpt_os_cmd *cmd, u32 rsp_len)
 	return ib_post_send(ch->qp, first_wr, srpt_nonnull(&cmd->bad_wr));
 }
 
-/* Two tail calls: the kept page's post, the most common, saves no registers. */
+/*
+ * Tail calls only: the most common posts, the kept page's and a response
+ * without buffers (no data, or immediate data), save no registers.
+ */
 int srpt_os_cmd_post(struct srpt_os_cmd *cmd, u32 rsp_len, u32 kept_len)
 {
 	if (kept_len)
 		return srpt_post_kept(cmd, rsp_len, kept_len);
+	if (!cmd->n_bufs)
+		return srpt_post_rsp(cmd, rsp_len);
 	return srpt_post_rw(cmd, rsp_len);
 }
 
