@@ -660,27 +660,24 @@ int srpt_get_tcm_cmd_state(struct se_cmd *se_cmd)
 
 static __always_inline int srpt_queue(struct se_cmd *se_cmd, int with_data)
 {
-	u8 residual = SRPT_RESIDUAL_NONE;
-	u8 dir = SRPT_DATA_NONE;
-
-	if (se_cmd->se_cmd_flags & SCF_UNDERFLOW_BIT)
-		residual = SRPT_RESIDUAL_UNDERFLOW;
-	else if (se_cmd->se_cmd_flags & SCF_OVERFLOW_BIT)
-		residual = SRPT_RESIDUAL_OVERFLOW;
-	if (se_cmd->data_direction == DMA_TO_DEVICE)
-		dir = SRPT_DATA_OUT;
-	else if (se_cmd->data_direction == DMA_FROM_DEVICE)
-		dir = SRPT_DATA_IN;
-	return srpt_core_queue_response(to_cmd(se_cmd)->core,
-					(struct srpt_cmd_status) {
+	struct srpt_cmd_status st = {
 		.scsi_status = se_cmd->scsi_status,
-		.residual = residual,
-		.data_dir = dir,
+		.residual = SRPT_RESIDUAL_NONE,
+		.data_dir = SRPT_DATA_NONE,
 		.residual_count = se_cmd->residual_count,
 		.data_len = se_cmd->data_length,
 		/* In cmd->sense: se_cmd->sense_buffer since srpt_os_cmd_init(). */
 		.sense_len = se_cmd->scsi_sense_length,
-	}, with_data);
+	};
+
+	if (se_cmd->data_direction == DMA_FROM_DEVICE)
+		st.data_dir = SRPT_DATA_IN;
+	else if (se_cmd->data_direction == DMA_TO_DEVICE)
+		st.data_dir = SRPT_DATA_OUT;
+	if (unlikely(se_cmd->se_cmd_flags & (SCF_UNDERFLOW_BIT | SCF_OVERFLOW_BIT)))
+		st.residual = se_cmd->se_cmd_flags & SCF_UNDERFLOW_BIT ?
+			      SRPT_RESIDUAL_UNDERFLOW : SRPT_RESIDUAL_OVERFLOW;
+	return srpt_core_queue_response(to_cmd(se_cmd)->core, st, with_data);
 }
 
 int srpt_queue_data_in(struct se_cmd *se_cmd)
