@@ -4,6 +4,7 @@
  * receive buffers, the SRQ and commands. See fake_datapath.h.
  */
 #include <linux/atomic.h>
+#include <linux/bitops.h>
 #include <linux/bug.h>
 #include <linux/errno.h>
 #include <linux/kernel.h>
@@ -811,7 +812,7 @@ void srpt_os_cmd_execute(struct srpt_os_cmd *cmd)
 	cmd_record(cmd, FAKE_CMD_EXECUTE);
 }
 
-int srpt_os_cmd_post(struct srpt_os_cmd *cmd, u32 rsp_len, u32 kept_len)
+int srpt_os_cmd_post(struct srpt_os_cmd *cmd, u32 rsp_len, u32 kept_len, u32 mapped)
 {
 	struct srpt_os_channel *ch = cmd->ch;
 	u32 now = cmd->mapped & ~cmd->posted;
@@ -819,6 +820,8 @@ int srpt_os_cmd_post(struct srpt_os_cmd *cmd, u32 rsp_len, u32 kept_len)
 
 	if (!cmd_record(cmd, rsp_len ? FAKE_CMD_POST_RESPONSE : FAKE_CMD_POST_RDMA))
 		return -EINVAL;
+	if (mapped != hweight32(now))
+		violation("a post of %u mapped buffers where %u are", mapped, hweight32(now));
 	if (kept_len) {
 		if (!cmd->kept || (cmd->posted & BIT(0)) || kept_len > cmd->rdma[0].len) {
 			violation("a post of %u bytes of a buffer that is not kept, or posted",

@@ -476,7 +476,7 @@ Cmd::Step Cmd::post_step(SendQueue &q)
 	}
 	/* The completion may run before post returns: everything is set. */
 	const int ret = with_rsp && !len ? -ktl::kEINVAL :
-		srpt_os_cmd_post(os.get(), static_cast<u32>(len), kept_len);
+		srpt_os_cmd_post(os.get(), static_cast<u32>(len), kept_len, round_bufs_);
 	if (!ret)
 		return Step::kPosted;
 	q.untake(n);

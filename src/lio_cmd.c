@@ -608,13 +608,15 @@ static noinline int srpt_post_rw(struct srpt_os_cmd *cmd, u32 rsp_len)
 
 /*
  * Tail calls only: the most common posts, the kept page's and a response
- * without buffers (no data, or immediate data), save no registers.
+ * without transfers (no data, immediate data, or write data in already),
+ * save no registers.
  */
-int srpt_os_cmd_post(struct srpt_os_cmd *cmd, u32 rsp_len, u32 kept_len)
+int srpt_os_cmd_post(struct srpt_os_cmd *cmd, u32 rsp_len, u32 kept_len,
+		     u32 mapped)
 {
 	if (kept_len)
 		return srpt_post_kept(cmd, rsp_len, kept_len);
-	if (!cmd->n_bufs)
+	if (!mapped)
 		return srpt_post_rsp(cmd, rsp_len);
 	return srpt_post_rw(cmd, rsp_len);
 }

@@ -420,14 +420,14 @@ SRPT_NODISCARD int srpt_os_cmd_submit_tmr(struct srpt_os_cmd *cmd, srpt_u64 lun,
 /* target_execute_cmd(): the write data is in. */
 void srpt_os_cmd_execute(struct srpt_os_cmd *cmd);
 /*
- * Posts in one chain the transfers of every buffer mapped since the last
- * post, in order, or the first @kept_len bytes of the kept buffer
- * (SRPT_BUF_KEPT) unless 0, then the response of @rsp_len bytes unless 0.
- * Completes in srpt_core_send_done() with a response, else
+ * Posts in one chain the transfers of the @mapped buffers mapped since
+ * the last post, in order, or the first @kept_len bytes of the kept
+ * buffer (SRPT_BUF_KEPT) unless 0, then the response of @rsp_len bytes
+ * unless 0. Completes in srpt_core_send_done() with a response, else
  * srpt_core_rdma_done().
  */
 SRPT_NODISCARD int srpt_os_cmd_post(struct srpt_os_cmd *cmd, srpt_u32 rsp_len,
-				    srpt_u32 kept_len);
+				    srpt_u32 kept_len, srpt_u32 mapped);
 /* target_put_sess_cmd(): drop the acknowledgement reference. */
 void srpt_os_cmd_put(struct srpt_os_cmd *cmd);
 /* transport_generic_free_cmd(): the response is done with. */

@@ -716,7 +716,8 @@ extern "C" void srpt_os_cmd_execute(struct srpt_os_cmd *c)
 		hook(c);
 }
 
-extern "C" int srpt_os_cmd_post(struct srpt_os_cmd *c, srpt_u32 rsp_len, srpt_u32 kept_len)
+extern "C" int srpt_os_cmd_post(struct srpt_os_cmd *c, srpt_u32 rsp_len, srpt_u32 kept_len,
+				srpt_u32 mapped)
 {
 	std::lock_guard<std::mutex> g(g_mu);
 	if (!check_cmd_locked(c, "srpt_os_cmd_post"))
@@ -727,6 +728,9 @@ extern "C" int srpt_os_cmd_post(struct srpt_os_cmd *c, srpt_u32 rsp_len, srpt_u3
 		if (b.mapped && !b.posted)
 			now.push_back({i, b.map_off, b.map_len});
 	}
+	if (mapped != now.size())
+		violation_locked(strf("srpt_os_cmd_post of %u mapped buffers where %zu are", mapped,
+				      now.size()));
 	if (kept_len) {
 		if (c->rdma.size() != 1 || !c->rdma[0].kept)
 			violation_locked(strf("srpt_os_cmd_post of %u bytes of a buffer that is not kept",
