@@ -458,7 +458,7 @@ void cm_event(srpt_os_channel &ch, Cm what);
 /*
  * An IU arrives: the oldest receive buffer posted on @ch (or, with
  * @srq, any one posted on @srq's SRQ) gets @len bytes of @iu and the
- * core gets srpt_core_recv_done(@ch.core, ..., @ok, @len). Returns the
+ * core gets srpt_core_recv_done(@ch.core, ..., @ok, @len, now_ns()). Returns the
  * buffer, or nullptr (and nothing delivered) when none is posted.
  */
 srpt_os_recv *receive(srpt_os_channel &ch, const void *iu, std::size_t len, bool ok = true,

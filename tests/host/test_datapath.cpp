@@ -443,7 +443,6 @@ TEST_F(Datapath, SenseOfALocalAnswerIsClippedToMaxTiIuLen)
 	ASSERT_TRUE(fake::complete_send(cmd, true));
 }
 
-/* The double itself: a context's buffers go back before its next command sets up any. */
 TEST_F(Datapath, LiosSenseLengthIsBoundedByItsSenseBuffer)
 {
 	/* A sense length past the buffer LIO writes in must not send what lies beyond it. */
@@ -463,9 +462,11 @@ TEST_F(Datapath, LiosSenseLengthIsBoundedByItsSenseBuffer)
 	EXPECT_EQ(0x02, rsp.flags) << "SNSVALID";
 	EXPECT_EQ(static_cast<std::uint32_t>(SRPT_SENSE_SIZE), rsp.sense_len);
 	EXPECT_EQ(Bytes(cmd->sense, cmd->sense + SRPT_SENSE_SIZE), rsp.sense);
-	ASSERT_TRUE(fake::complete_send(cmd, true));
+	lio_finish(cmd);
+	EXPECT_EQ(0u, in_flight(*ch_));
 }
 
+/* The double itself: a context's buffers go back before its next command sets up any. */
 TEST_F(Datapath, TheFakeWantsBuffersReleasedBeforeTheNextCommandsBuffers)
 {
 	live();
@@ -1270,6 +1271,72 @@ TEST_F(Datapath, UnknownIusAreDroppedAndTheirBuffersReposted)
 }
 
 /* ---- waiting for a send context ---- */
+
+TEST_F(Datapath, LatencyRunsFromTheIusArrivalToItsResponsesCompletion)
+{
+	/* The clock the completions bring, from the IU's receipt, waiting included. */
+	const auto latency_of = [](srpt_os_channel &ch) {
+		std::vector<std::uint64_t> v;
+
+		for (int i = 0; i < srpt::kLatencyBuckets; i++)
+			v.push_back(core(ch)->io().stats().bucket(i));
+		return v;
+	};
+	live(4);	/* four send contexts */
+	fake::advance_ns(1'000'000'000);
+	srpt_os_cmd *a = send_cmd(*ch_, read_cmd(1));
+	ASSERT_NE(nullptr, a);
+	lio_respond(a, 0, true);
+	fake::advance_ns(50'000);
+	lio_finish(a);
+	EXPECT_EQ((std::vector<std::uint64_t>{1, 0, 0, 0, 0, 0}), latency_of(*ch_));
+
+	/* Every context taken: the next IU waits for one, 8 ms, then 3 ms more in LIO. */
+	std::vector<srpt_os_cmd *> held;
+	for (std::uint64_t t = 10; t < 13; t++)
+		held.push_back(send_cmd(*ch_, read_cmd(t)));
+	srpt_os_cmd *b = send_cmd(*ch_, read_cmd(2));
+	ASSERT_NE(nullptr, b);
+	lio_respond(b, 0, true);
+	fake::take_trace();
+	srpt_os_recv *r = send_iu(*ch_, read_cmd(3));
+	ASSERT_NE(nullptr, r);
+	EXPECT_TRUE(trace_of({"cmd_init"}).empty()) << "it waits";
+	fake::advance_ns(8'000'000);
+	ASSERT_TRUE(fake::complete_send(b, true));
+	srpt_core_release_cmd(b->core);
+	ASSERT_TRUE(fake::complete_zero_write(*ch_, true));
+	ASSERT_EQ(std::vector<std::string>{"cmd_init tag 0x3"}, trace_of({"cmd_init"}));
+	EXPECT_EQ((std::vector<std::uint64_t>{1, 0, 1, 0, 0, 0}), latency_of(*ch_)) << "b: 8 ms";
+	fake::advance_ns(3'000'000);
+	srpt_os_cmd *c = nullptr;
+	for (srpt_os_cmd *o : fake::cmds_of(*ch_))
+		if (o->info.tag == 3)
+			c = o;
+	ASSERT_NE(nullptr, c);
+	lio_respond(c, 0, true);
+	lio_finish(c);
+	EXPECT_EQ((std::vector<std::uint64_t>{1, 0, 1, 1, 0, 0}), latency_of(*ch_))
+		<< "c: 11 ms from its arrival, not 3 from when it got a context";
+	fake::advance_ns(100'000'000);
+	for (srpt_os_cmd *h : held) {
+		lio_respond(h, 0, true);
+		lio_finish(h);
+	}
+	EXPECT_EQ((std::vector<std::uint64_t>{1, 0, 1, 1, 3, 0}), latency_of(*ch_)) << "111 ms";
+
+	/* A task management function is not timed. */
+	iu::TskMgmt t;
+	t.tag = 4;
+	t.function = 0x08;
+	srpt_os_cmd *m = send_cmd(*ch_, iu::tsk_mgmt(t));
+	ASSERT_NE(nullptr, m);
+	srpt_core_queue_tm_response(m->core, SRPT_TMR_COMPLETE);
+	fake::advance_ns(200'000);
+	lio_finish(m);
+	EXPECT_EQ((std::vector<std::uint64_t>{1, 0, 1, 1, 3, 0}), latency_of(*ch_));
+	EXPECT_EQ(0u, in_flight(*ch_));
+}
 
 TEST_F(Datapath, AnIuWaitsForASendContext)
 {
