@@ -156,7 +156,8 @@ void lio_respond(Run &r, srpt_os_cmd *c, Input &in)
 		srpt_cmd_status st{};
 		st.scsi_status = (how & 1) ? 0x02 : 0x00;
 		std::memcpy(c->sense, sense, sizeof(sense));
-		st.sense_len = (how & 1) ? 18 : 0;
+		/* Now and then a length past the buffer, which must not send what lies beyond it. */
+		st.sense_len = (how & 1) ? ((how & 0x40) ? 0xffff : 18) : 0;
 		st.residual = (how >> 1) % 3;
 		st.data_dir = c->info.dir;
 		st.residual_count = how;

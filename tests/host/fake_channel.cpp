@@ -779,6 +779,11 @@ extern "C" int srpt_os_cmd_post(struct srpt_os_cmd *c, srpt_u32 rsp_len, srpt_u3
 	c->wrs_pending += wrs;
 	if (rsp_len) {
 		c->responses.emplace_back(c->rsp_buf, c->rsp_buf + std::min(rsp_len, c->rsp_size));
+		/* A command response's sense comes from a buffer of SRPT_SENSE_SIZE bytes. */
+		const iu::Bytes &rsp = c->responses.back();
+		if (rsp.size() >= 36 && rsp[0] == 0xc1 && (rsp[18] & 0x02) &&
+		    iu::get_be32(rsp, 28) > SRPT_SENSE_SIZE)
+			violation_locked(strf("a response with %u bytes of sense data", iu::get_be32(rsp, 28)));
 		if (c->responses.back().size() >= 8) {
 			srpt_os_channel *ch = c->ch;
 
