@@ -396,8 +396,9 @@ Cmd::Step Cmd::post_step(SendQueue &q)
 	round_bufs_ = 0;
 	if (kept) {
 		/*
-		 * One buffer of at most a page, below any piece limit: the
-		 * rest of it is one piece, one work request, nothing to map.
+		 * One buffer of at most a page, below any piece limit: it
+		 * never goes in part, so the rest of it is all of it from its
+		 * start, one piece, one work request, nothing to map.
 		 */
 		kept_len = xfer.left();
 		if (kept_len) {

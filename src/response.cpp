@@ -7,6 +7,9 @@
 
 namespace srpt {
 
+/* It crosses the boundary by value in two registers (abi.h). */
+static_assert(sizeof(srpt_cmd_status) == 16, "srpt_cmd_status grew");
+
 using ktl::BeWriter;
 namespace f = srp::rsp;
 
