@@ -519,22 +519,25 @@ static struct ib_send_wr *srpt_rsp_wr(struct srpt_os_cmd *cmd, u32 rsp_len)
 	return &cmd->rsp_wr;
 }
 
-/* Before the response's WR is posted: a no-op where DMA is virtual. */
-static void srpt_rsp_sync(struct srpt_os_cmd *cmd, u32 rsp_len)
-{
-	ib_dma_sync_single_for_device(cmd->ch->sdev->ib, cmd->rsp_sge.addr,
-				      rsp_len, DMA_TO_DEVICE);
-}
-
-/*
- * Posts @wr, which the response of @rsp_len bytes ends, where the
- * response's mapping may need a sync: out of line, so that the posts
- * where it needs none save no registers.
- */
+/* srpt_post_chain() where the response's mapping may need a sync. */
 static noinline int srpt_post_synced(struct srpt_os_cmd *cmd,
 				     struct ib_send_wr *wr, u32 rsp_len)
 {
-	srpt_rsp_sync(cmd, rsp_len);
+	ib_dma_sync_single_for_device(cmd->ch->sdev->ib, cmd->rsp_sge.addr,
+				      rsp_len, DMA_TO_DEVICE);
+	return ib_post_send(cmd->ch->qp, wr, srpt_nonnull(&cmd->bad_wr));
+}
+
+/*
+ * Posts the chain @wr, which the response of @rsp_len bytes ends (0:
+ * none). The sync is out of line: where DMA is virtual, a post calls
+ * nothing but ib_post_send(), in tail position, and saves no registers.
+ */
+static __always_inline int srpt_post_chain(struct srpt_os_cmd *cmd,
+					   struct ib_send_wr *wr, u32 rsp_len)
+{
+	if (rsp_len && !ib_uses_virt_dma(cmd->ch->sdev->ib))
+		return srpt_post_synced(cmd, wr, rsp_len);
 	return ib_post_send(cmd->ch->qp, wr, srpt_nonnull(&cmd->bad_wr));
 }
 
@@ -560,9 +563,7 @@ static noinline int srpt_post_kept(struct srpt_os_cmd *cmd, u32 rsp_len,
 	wr->next = srpt_rsp_wr(cmd, rsp_len);
 	wr->wr_cqe = rsp_len ? NULL : &cmd->rdma_cqe;
 	wr->send_flags = rsp_len ? 0 : IB_SEND_SIGNALED;
-	if (rsp_len && !ib_uses_virt_dma(cmd->ch->sdev->ib))
-		return srpt_post_synced(cmd, wr, rsp_len);
-	return ib_post_send(cmd->ch->qp, wr, srpt_nonnull(&cmd->bad_wr));
+	return srpt_post_chain(cmd, wr, rsp_len);
 }
 
 /* srpt_os_cmd_post() of the response alone, without a frame as above. */
@@ -572,9 +573,7 @@ static noinline int srpt_post_rsp(struct srpt_os_cmd *cmd, u32 rsp_len)
 
 	if (WARN_ON_ONCE(!wr))
 		return -EINVAL;
-	if (!ib_uses_virt_dma(cmd->ch->sdev->ib))
-		return srpt_post_synced(cmd, wr, rsp_len);
-	return ib_post_send(cmd->ch->qp, wr, srpt_nonnull(&cmd->bad_wr));
+	return srpt_post_chain(cmd, wr, rsp_len);
 }
 
 /* srpt_os_cmd_post() of transfers by rdma_rw and the response after them. */
@@ -587,8 +586,6 @@ static noinline int srpt_post_rw(struct srpt_os_cmd *cmd, u32 rsp_len)
 	int i;
 
 	first_wr = srpt_rsp_wr(cmd, rsp_len);
-	if (rsp_len)
-		srpt_rsp_sync(cmd, rsp_len);
 
 	/* Chained back to front: the data goes out ahead of the response. */
 	for (i = cmd->n_bufs - 1; i >= 0; i--) {
@@ -603,7 +600,7 @@ static noinline int srpt_post_rw(struct srpt_os_cmd *cmd, u32 rsp_len)
 	}
 	if (WARN_ON_ONCE(!first_wr))
 		return -EINVAL;
-	return ib_post_send(ch->qp, first_wr, srpt_nonnull(&cmd->bad_wr));
+	return srpt_post_chain(cmd, first_wr, rsp_len);
 }
 
 /*

@@ -784,10 +784,10 @@ extern "C" int srpt_os_cmd_post(struct srpt_os_cmd *c, srpt_u32 rsp_len, srpt_u3
 		if (rsp.size() >= 36 && rsp[0] == 0xc1 && (rsp[18] & 0x02) &&
 		    iu::get_be32(rsp, 28) > SRPT_SENSE_SIZE)
 			violation_locked(strf("a response with %u bytes of sense data", iu::get_be32(rsp, 28)));
-		if (c->responses.back().size() >= 8) {
+		if (rsp.size() >= 8) {
 			srpt_os_channel *ch = c->ch;
 
-			ch->credits += iu::get_be32(c->responses.back(), 4);
+			ch->credits += iu::get_be32(rsp, 4);
 			if (!ch->qp.use_srq && !ch->recv_lost &&
 			    ch->credits > static_cast<long>(ch->posted.size()))
 				violation_locked(strf("a response leaves the initiator %ld credits for %zu "
