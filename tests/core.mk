@@ -58,7 +58,8 @@ ABI_HEADERS := $(ROOT)/include/srpt/abi.h $(ROOT)/include/ktl/platform.h
 $(O)/abi-coverage.ok: $(ABI_HEADERS) $(FAKE_OBJS)
 	$(Q)cat $(ABI_HEADERS) | grep -oE '(struct[[:space:]]+)?\bsrpt_os_[a-z0-9_]+[[:space:]]*\(' | \
 		grep -v '^struct' | sed 's/[[:space:](]*$$//' | sort -u >$@.abi
-	$(Q)nm -g --defined-only $(FAKE_OBJS) | awk '{ print $$3 }' | sort -u >$@.fake
+	$(Q)nm -g --defined-only $(FAKE_OBJS) >$@.nm
+	$(Q)awk '{ print $$3 }' $@.nm | sort -u >$@.fake
 	$(Q)missing=$$(comm -23 $@.abi $@.fake); \
 	if [ -n "$$missing" ]; then \
 		echo "error: tests/host/fake_os.cpp (and fake_*.cpp) lack these srpt_os_* functions of abi.h and ktl/platform.h:" >&2; \
