@@ -163,16 +163,10 @@ void srpt_os_cmd_free(struct srpt_os_cmd *cmd)
 	kfree(cmd);
 }
 
+/* A transfer's two directions have the kernel's codes (shim.h); no data is 0. */
 static enum dma_data_direction srpt_dma_dir(enum srpt_data_dir dir)
 {
-	switch (dir) {
-	case SRPT_DATA_OUT:
-		return DMA_TO_DEVICE;
-	case SRPT_DATA_IN:
-		return DMA_FROM_DEVICE;
-	default:
-		return DMA_NONE;
-	}
+	return dir ? (enum dma_data_direction)dir : DMA_NONE;
 }
 
 /*
@@ -657,6 +651,20 @@ int srpt_get_tcm_cmd_state(struct se_cmd *se_cmd)
 	return srpt_core_cmd_state(to_cmd(se_cmd)->core);
 }
 
+/* A response with a residual: its direction says which of the SRP_RSP's is meant. */
+static noinline int srpt_queue_residual(struct se_cmd *se_cmd,
+					struct srpt_cmd_status st,
+					int with_data)
+{
+	st.residual = se_cmd->se_cmd_flags & SCF_UNDERFLOW_BIT ?
+		      SRPT_RESIDUAL_UNDERFLOW : SRPT_RESIDUAL_OVERFLOW;
+	/* The two directions have the same codes (shim.h). */
+	if (se_cmd->data_direction == DMA_TO_DEVICE ||
+	    se_cmd->data_direction == DMA_FROM_DEVICE)
+		st.data_dir = se_cmd->data_direction;
+	return srpt_core_queue_response(to_cmd(se_cmd)->core, st, with_data);
+}
+
 static __always_inline int srpt_queue(struct se_cmd *se_cmd, int with_data)
 {
 	struct srpt_cmd_status st = {
@@ -669,13 +677,8 @@ static __always_inline int srpt_queue(struct se_cmd *se_cmd, int with_data)
 		.sense_len = se_cmd->scsi_sense_length,
 	};
 
-	if (se_cmd->data_direction == DMA_FROM_DEVICE)
-		st.data_dir = SRPT_DATA_IN;
-	else if (se_cmd->data_direction == DMA_TO_DEVICE)
-		st.data_dir = SRPT_DATA_OUT;
 	if (unlikely(se_cmd->se_cmd_flags & (SCF_UNDERFLOW_BIT | SCF_OVERFLOW_BIT)))
-		st.residual = se_cmd->se_cmd_flags & SCF_UNDERFLOW_BIT ?
-			      SRPT_RESIDUAL_UNDERFLOW : SRPT_RESIDUAL_OVERFLOW;
+		return srpt_queue_residual(se_cmd, st, with_data);
 	return srpt_core_queue_response(to_cmd(se_cmd)->core, st, with_data);
 }
 

@@ -315,6 +315,7 @@ void srpt_os_srq_destroy(struct srpt_os_device *dev);
 
 /* ---- Commands (send contexts): the data path ---- */
 
+/* OUT and IN are the kernel's DMA_TO_DEVICE and DMA_FROM_DEVICE. */
 enum srpt_data_dir {
 	SRPT_DATA_NONE = 0,
 	SRPT_DATA_OUT = 1,		/* write: initiator to target */
@@ -447,7 +448,7 @@ enum srpt_residual {
 struct srpt_cmd_status {
 	srpt_u8 scsi_status;
 	srpt_u8 residual;		/* enum srpt_residual */
-	srpt_u8 data_dir;		/* enum srpt_data_dir */
+	srpt_u8 data_dir;		/* enum srpt_data_dir: the residual's; read only with one */
 	srpt_u16 sense_len;		/* bytes of sense data */
 	srpt_u32 residual_count;
 	srpt_u32 data_len;		/* bytes of the SCSI transfer (data-in: what to send) */
