@@ -227,6 +227,10 @@ us = {k: v / 1000 / ios for k, v in total.items()}
 with open(prof + ".module", "w") as f:
     for sym, n in sorted(mod_syms.items(), key=lambda kv: -kv[1]):
         print(f"{n / 1000 / ios:8.3f} {n:12d} {sym}", file=f)
+# The whole guest's, with each symbol's owner: what a target costs elsewhere.
+with open(prof + ".all", "w") as f:
+    for (where, sym), n in sorted(ns.items(), key=lambda kv: -kv[1]):
+        print(f"{n / 1000 / ios:8.3f} {n:12d} {where} {sym}", file=f)
 print(label, ch, name, f"{d['iops']:.0f}", f"{d['bw'] / 1024:.1f}", f"{d['clat_ns']['mean'] / 1000:.0f}",
       ios, f"{us['mod']:.3f}", f"{us['core']:.3f}", f"{us['busy']:.3f}", f"{int(requests) / ios:.2f}")
 PY
