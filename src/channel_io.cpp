@@ -151,13 +151,15 @@ void ChannelIo::put_cmd(Cmd *c)
 	given_back_.fetch_add(1, ktl::MemoryOrder::release);
 	/*
 	 * Pairs with handle_iu(): either the IU that found no context sees
-	 * this one on the stack, or this sees it starved. IUs waiting for
-	 * a context are handled in completion context only: have a
-	 * zero-length write complete there. Through the send queue, which
-	 * posts nothing once the channel drains.
+	 * this one on the stack, or this sees it starved. The push above
+	 * and this load are both seq_cst and handle_iu() fences between
+	 * its flag and its look, so one of the two sees the other without
+	 * a fence here (the push's locked instruction is one on x86). IUs
+	 * waiting for a context are handled in completion context only:
+	 * have a zero-length write complete there. Through the send queue,
+	 * which posts nothing once the channel drains.
 	 */
-	ktl::atomic_thread_fence(ktl::MemoryOrder::seq_cst);
-	if (starved_.load(ktl::MemoryOrder::relaxed) && ch_.state() == ChState::kLive &&
+	if (starved_.load(ktl::MemoryOrder::seq_cst) && ch_.state() == ChState::kLive &&
 	    !kick_pending_.exchange(true)) {
 		int ret = -ktl::kESHUTDOWN;
 

@@ -78,7 +78,7 @@ bool ChannelIo::handle_iu(RecvCtx *r)
 			/*
 			 * Say so, then look once more: a concurrent put_cmd()
 			 * either gives its context to this look or sees the
-			 * flag and kicks (the fences pair).
+			 * flag and kicks (see put_cmd()).
 			 */
 			starved_.store(true, ktl::MemoryOrder::relaxed);
 			ktl::atomic_thread_fence(ktl::MemoryOrder::seq_cst);
