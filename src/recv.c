@@ -25,18 +25,40 @@ struct srpt_os_recv {
 	const struct ib_recv_wr *bad_wr;
 };
 
-static void srpt_recv_done(struct ib_cq *cq, struct ib_wc *wc)
+/* A receive completion to the core, arrived at @now. */
+static __always_inline void srpt_recv_deliver(struct ib_wc *wc, u64 now)
 {
 	struct srpt_os_recv *r = container_of(wc->wr_cqe, struct srpt_os_recv, cqe);
 	struct srpt_os_channel *ch = wc->qp->qp_context;
 	bool ok = wc->status == IB_WC_SUCCESS;
 
-	if (ok)
+	srpt_core_recv_done(ch->core, r->core, ok, ok ? wc->byte_len : 0, now);
+}
+
+/* srpt_recv_done() where the buffer's mapping may need a sync. */
+static noinline void srpt_recv_done_sync(struct ib_wc *wc, u64 now)
+{
+	struct srpt_os_recv *r = container_of(wc->wr_cqe, struct srpt_os_recv, cqe);
+
+	if (wc->status == IB_WC_SUCCESS)
 		ib_dma_sync_single_for_cpu(r->sdev->ib, r->sge.addr, wc->byte_len,
 					   DMA_FROM_DEVICE);
-	/* Not ktime_get_ns(): with an HPET clocksource each read is slow. */
-	srpt_core_recv_done(ch->core, r->core, ok, ok ? wc->byte_len : 0,
-			    local_clock());
+	srpt_recv_deliver(wc, now);
+}
+
+/*
+ * The clock first, so that only @wc lives across its call, then only tail
+ * calls. Not ktime_get_ns(): with an HPET clocksource each read is slow.
+ */
+static void srpt_recv_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	u64 now = local_clock();
+	struct srpt_os_recv *r = container_of(wc->wr_cqe, struct srpt_os_recv, cqe);
+
+	if (ib_uses_virt_dma(r->sdev->ib))
+		srpt_recv_deliver(wc, now);
+	else
+		srpt_recv_done_sync(wc, now);
 }
 
 struct srpt_os_recv *srpt_os_recv_alloc(struct srpt_os_device *sdev,
