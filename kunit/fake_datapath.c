@@ -677,11 +677,16 @@ void srpt_os_cmd_free(struct srpt_os_cmd *cmd)
 	atomic_dec(&fake_cmds_live);
 }
 
-int srpt_os_cmd_init(struct srpt_os_cmd *cmd, struct srpt_cmd_info info)
+int srpt_os_cmd_init(struct srpt_os_cmd *cmd, u64 tag, u64 lun, u32 data_len,
+		     enum srpt_data_dir dir, enum srpt_task_attr task_attr)
 {
 	if (!cmd_record(cmd, FAKE_CMD_INIT))
 		return -EINVAL;
-	cmd->info = info;
+	cmd->info.tag = tag;
+	cmd->info.lun = lun;
+	cmd->info.data_len = data_len;
+	cmd->info.dir = dir;
+	cmd->info.task_attr = task_attr;
 	cmd->bufs_final = true;
 	return cmd->ch->cmd_init_err;
 }

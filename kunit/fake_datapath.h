@@ -193,7 +193,13 @@ struct srpt_os_cmd {
 	struct list_head node;		/* on ch->cmds */
 	unsigned int calls[FAKE_NR_CALLS];
 
-	struct srpt_cmd_info info;	/* init */
+	struct {			/* init */
+		u64 tag;
+		u64 lun;
+		u32 data_len;
+		u8 dir;			/* enum srpt_data_dir */
+		u8 task_attr;		/* enum srpt_task_attr */
+	} info;
 	u8 cdb[16];			/* submit */
 	void *imm_data;			/* map_imm */
 	u32 imm_len;

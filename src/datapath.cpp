@@ -270,13 +270,8 @@ void ChannelIo::handle_cmd(RecvCtx *r, Cmd *c)
 		return;
 	}
 
-	srpt_cmd_info info{};
-	info.tag = sc.tag;
-	info.lun = sc.lun;
-	info.task_attr = sc.task_attr;
-	info.dir = sc.data.dir;
-	info.data_len = sc.data.data_len;
-	ret = srpt_os_cmd_init(c->os.get(), info);
+	ret = srpt_os_cmd_init(c->os.get(), sc.tag, sc.lun, sc.data.data_len, sc.data.dir,
+			       sc.task_attr);
 	if (ret) {
 		/* The session is stopping: nobody is waiting for an answer. */
 		srpt_os_log(SRPT_LOG_DEBUG, "%s: dropping command %#llx (%d)\n", ch_.name(), c->tag, ret);

@@ -90,13 +90,14 @@ static struct srpt_os_cmd *to_cmd(struct se_cmd *se_cmd)
 	return container_of(se_cmd, struct srpt_os_cmd, se_cmd);
 }
 
+/* The clock first: only @wc lives across its call. */
 static void srpt_send_done(struct ib_cq *cq, struct ib_wc *wc)
 {
+	u64 now = local_clock();
 	struct srpt_os_cmd *cmd = container_of(wc->wr_cqe, struct srpt_os_cmd,
 					       send_cqe);
 
-	srpt_core_send_done(cmd->core, wc->status == IB_WC_SUCCESS,
-			    local_clock());
+	srpt_core_send_done(cmd->core, wc->status == IB_WC_SUCCESS, now);
 }
 
 static void srpt_rdma_done(struct ib_cq *cq, struct ib_wc *wc)
@@ -187,13 +188,14 @@ static __always_inline void srpt_se_cmd_reset(struct srpt_os_cmd *cmd)
 	memset(&cmd->se_cmd, 0, sizeof(cmd->se_cmd));
 }
 
-int srpt_os_cmd_init(struct srpt_os_cmd *cmd, struct srpt_cmd_info info)
+int srpt_os_cmd_init(struct srpt_os_cmd *cmd, u64 tag, u64 lun, u32 data_len,
+		     enum srpt_data_dir dir, enum srpt_task_attr task_attr)
 {
 	srpt_se_cmd_reset(cmd);
-	cmd->se_cmd.tag = info.tag;
+	cmd->se_cmd.tag = tag;
 	return srpt_target_init_cmd(&cmd->se_cmd, cmd->ch->sess, cmd->sense,
-				    info.lun, info.data_len, info.task_attr,
-				    srpt_dma_dir(info.dir), TARGET_SCF_ACK_KREF);
+				    lun, data_len, task_attr, srpt_dma_dir(dir),
+				    TARGET_SCF_ACK_KREF);
 }
 
 void srpt_os_cmd_map_imm(struct srpt_os_cmd *cmd, void *data, u32 len)

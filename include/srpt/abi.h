@@ -330,14 +330,6 @@ enum srpt_task_attr {
 	SRPT_TASK_ACA = 0x24,
 };
 
-struct srpt_cmd_info {
-	srpt_u64 tag;
-	srpt_u64 lun;			/* unpacked (scsilun_to_int) */
-	srpt_u32 data_len;
-	srpt_u8 dir;			/* enum srpt_data_dir */
-	srpt_u8 task_attr;		/* enum srpt_task_attr */
-};
-
 /* The bytes of a send context's sense buffer (LIO's TRANSPORT_SENSE_BUFFER). */
 #define SRPT_SENSE_SIZE 96
 
@@ -351,10 +343,13 @@ struct srpt_os_cmd *srpt_os_cmd_alloc(struct srpt_os_channel *ch, struct srpt_cm
 void srpt_os_cmd_free(struct srpt_os_cmd *cmd);
 
 /*
- * target_init_cmd(); -ESHUTDOWN while the session stops. @info by value:
- * the caller keeps no addressable copy of it (nor a stack check).
+ * target_init_cmd() for the command @tag to @lun (unpacked, as by
+ * scsilun_to_int()); -ESHUTDOWN while the session stops. Six arguments:
+ * all of them cross in registers, none through the caller's stack.
  */
-SRPT_NODISCARD int srpt_os_cmd_init(struct srpt_os_cmd *cmd, struct srpt_cmd_info info);
+SRPT_NODISCARD int srpt_os_cmd_init(struct srpt_os_cmd *cmd, srpt_u64 tag, srpt_u64 lun,
+				    srpt_u32 data_len, enum srpt_data_dir dir,
+				    enum srpt_task_attr task_attr);
 /* Immediate data: the data buffer is @len bytes at @data (in a receive buffer). */
 void srpt_os_cmd_map_imm(struct srpt_os_cmd *cmd, void *data, srpt_u32 len);
 /*
@@ -466,8 +461,8 @@ enum srpt_tmr_response {
 
 /*
  * LIO's fabric callbacks, forwarded; queue_response is queue_data_in and
- * queue_status, @st by value for the reason srpt_os_cmd_init() takes its
- * @info so.
+ * queue_status, @st by value (two registers): the caller keeps no
+ * addressable copy of it (nor a stack check).
  */
 SRPT_NODISCARD int srpt_core_write_pending(struct srpt_cmd *cmd);
 /*

@@ -491,12 +491,13 @@ extern "C" void srpt_os_cmd_free(struct srpt_os_cmd *c)
 	delete c;
 }
 
-extern "C" int srpt_os_cmd_init(struct srpt_os_cmd *c, struct srpt_cmd_info info)
+extern "C" int srpt_os_cmd_init(struct srpt_os_cmd *c, srpt_u64 tag, srpt_u64 lun, srpt_u32 data_len,
+				enum srpt_data_dir dir, enum srpt_task_attr task_attr)
 {
 	std::lock_guard<std::mutex> g(g_mu);
 	if (!check_cmd_locked(c, "srpt_os_cmd_init"))
 		return -EINVAL;
-	trace_locked(strf("cmd_init tag %#llx", static_cast<unsigned long long>(info.tag)));
+	trace_locked(strf("cmd_init tag %#llx", static_cast<unsigned long long>(tag)));
 	c->init_calls++;
 	if (c->sends_pending || c->rdma_pending)
 		violation_locked("srpt_os_cmd_init of a send context with work requests outstanding");
@@ -504,7 +505,7 @@ extern "C" int srpt_os_cmd_init(struct srpt_os_cmd *c, struct srpt_cmd_info info
 		return err;
 	c->inited = true;
 	c->bufs_final = true;
-	c->info = info;
+	c->info = CmdInfo{tag, lun, data_len, static_cast<srpt_u8>(dir), static_cast<srpt_u8>(task_attr)};
 	c->submitted = false;
 	c->tmr = false;
 	return 0;

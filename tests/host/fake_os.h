@@ -198,6 +198,15 @@ struct srpt_os_recv {
 	bool no_credit = false;			/* holds an IU that spent no credit */
 };
 
+/* What srpt_os_cmd_init() got. */
+struct CmdInfo {
+	srpt_u64 tag = 0;
+	srpt_u64 lun = 0;
+	srpt_u32 data_len = 0;
+	srpt_u8 dir = SRPT_DATA_NONE;		/* enum srpt_data_dir */
+	srpt_u8 task_attr = 0;			/* enum srpt_task_attr */
+};
+
 /* A send context, allocated by srpt_os_cmd_alloc(). */
 struct srpt_os_cmd {
 	/* A local buffer for a remote buffer (srpt_os_cmd_buf_add()). */
@@ -225,7 +234,7 @@ struct srpt_os_cmd {
 	srpt_u8 sense[SRPT_SENSE_SIZE] = {};	/* LIO's sense data for the response */
 	/* The current command, as LIO would see it. */
 	bool inited = false;
-	srpt_cmd_info info{};
+	CmdInfo info{};
 	bool submitted = false;
 	std::vector<srpt_u8> cdb;		/* 16 bytes once submitted */
 	void *imm_data = nullptr;

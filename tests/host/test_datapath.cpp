@@ -485,7 +485,7 @@ TEST_F(Datapath, TheFakeWantsBuffersReleasedBeforeTheNextCommandsBuffers)
 	};
 
 	ASSERT_EQ(0, buf_add());
-	ASSERT_EQ(0, srpt_os_cmd_init(c, srpt_cmd_info{}));
+	ASSERT_EQ(0, srpt_os_cmd_init(c, 0, 0, 0, SRPT_DATA_NONE, SRPT_TASK_SIMPLE));
 	(void)buf_add();
 	EXPECT_TRUE(reported()) << "after init";
 	srpt_os_cmd_release_data(c);
