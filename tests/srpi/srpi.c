@@ -71,13 +71,16 @@
 #define RSP_DIN_RES		24
 #define RSP_SENSE_LEN		28
 #define RSP_RESP_LEN		32
+#define RSP_FL_DOUNDER		0x08
 #define RSP_FL_DIUNDER		0x20
+#define RSP_FL_RESIDUALS	0x3c
 
 /* SCSI status and sense. */
 #define ST_GOOD			0x00
 #define ST_CHECK		0x02
 #define ST_BUSY			0x08
 #define ST_TASK_SET_FULL	0x28
+#define SK_ILLEGAL_REQUEST	0x5
 #define SK_UNIT_ATTENTION	0x6
 #define SK_MISCOMPARE		0xe
 #define SENSE_MAX		252	/* SPC: 8 bytes and an additional length */
@@ -1137,6 +1140,38 @@ static int short_read_check(struct conn *c, const char *name, const uint8_t *cdb
 	return 0;
 }
 
+/*
+ * A write's residual: PERSISTENT RESERVE OUT, REGISTER with both keys
+ * zero (from an I_T nexus that is not registered it changes nothing),
+ * its 24-byte parameter list at the start of a 512-byte data-out
+ * buffer. LIO takes a control CDB's underflow; depending on the kernel
+ * it then answers GOOD or, taking the whole buffer for the list,
+ * PARAMETER LIST LENGTH ERROR. Either way the response says DOUNDER,
+ * and only that, with a residual of 488.
+ */
+static int short_write_check(struct conn *c)
+{
+	struct cmd *cmd = &c->cmds[0];
+	struct seg seg = { .len = 512 };
+	uint8_t cdb[16];
+
+	memset(cdb, 0, 16);
+	cdb[0] = 0x5f;
+	put_be(cdb + 5, 4, 24);
+	memset(cmd->data, 0, seg.len);
+	if (cmd_build(cmd, cdb, DIR_OUT, &seg, 1, false, 0) || cmd_run(cmd, "short-write"))
+		return -EIO;
+	if ((cmd->status == ST_GOOD ||
+	     (cmd->status == ST_CHECK && cmd->sense_key == SK_ILLEGAL_REQUEST)) &&
+	    (cmd->flags & RSP_FL_RESIDUALS) == RSP_FL_DOUNDER && cmd->do_res == 512 - 24 &&
+	    !cmd->di_res)
+		ok("short-write: %s, DOUNDER, residual %u", status_str(cmd), cmd->do_res);
+	else
+		fail("short-write: %s, flags 0x%02x, residuals %u out, %u in; expected DOUNDER alone, residual 488 out",
+		     status_str(cmd), cmd->flags, cmd->do_res, cmd->di_res);
+	return 0;
+}
+
 /* INQUIRY with an allocation length of 36. */
 static void cdb_inquiry36(uint8_t *cdb)
 {
@@ -1313,6 +1348,8 @@ static void do_short_read(void)
 	}
 	cdb_inquiry36(cdb);
 	if (short_read_check(g.conn[0], "short-read page inquiry", cdb, 36, &page, 1, false, false))
+		goto out;
+	if (short_write_check(g.conn[0]))
 		goto out;
 	sense_check(cmd);
 out:

@@ -7,7 +7,9 @@
 # of four; then, after a 4 KiB read (a page that a target reuses may
 # still hold it), INQUIRYs and (if the block is smaller) READs a block
 # into 4 KiB buffers: not one byte past the transfer may change, and the
-# residual count must be exact. Sense data, too, is only the command's:
+# residual count must be exact. A write's residual too: a PERSISTENT
+# RESERVE OUT's 24-byte list in a 512-byte buffer is a data-out underflow
+# of 488 (DOUNDER alone). Sense data, too, is only the command's:
 # after COMPARE AND WRITEs that miscompare (sense with an INFORMATION
 # field), the sense of an unsupported opcode must be byte for byte what
 # it was before any (from Linux 5.11: before, LIO's miscompare sense
