@@ -148,7 +148,7 @@ static void expect_credits(struct kunit *test, struct srpt_channel *core, int re
 
 static void cmd_write_end_to_end(struct kunit *test)
 {
-	const struct srpt_cmd_status good = { .scsi_status = 0, .data_dir = SRPT_DATA_OUT };
+	const struct srpt_cmd_status good = { .scsi_status = 0 };
 	const u32 sq = 2048;		/* srp_sq_size / 2 */
 	struct srpt_os_channel *ch;
 	struct srpt_channel *core;
@@ -404,7 +404,7 @@ static void cmd_malformed_answered_locally(struct kunit *test)
  */
 static void cmd_immediate_data_holds_buffer(struct kunit *test)
 {
-	const struct srpt_cmd_status good = { .scsi_status = 0, .data_dir = SRPT_DATA_OUT };
+	const struct srpt_cmd_status good = { .scsi_status = 0 };
 	struct srpt_os_channel *ch;
 	struct srpt_os_cmd *cmd;
 	struct srpt_os_recv *r;

@@ -147,7 +147,7 @@ void ChannelIo::put_cmd(Cmd *c)
 
 	do {
 		c->next_free = head;
-	} while (!returned_.compare_exchange(head, c));
+	} while (!returned_.compare_exchange(head, c, ktl::MemoryOrder::seq_cst));
 	given_back_.fetch_add(1, ktl::MemoryOrder::release);
 	/*
 	 * Pairs with handle_iu(): either the IU that found no context sees
@@ -160,7 +160,7 @@ void ChannelIo::put_cmd(Cmd *c)
 	 * which posts nothing once the channel drains.
 	 */
 	if (starved_.load(ktl::MemoryOrder::seq_cst) && ch_.state() == ChState::kLive &&
-	    !kick_pending_.exchange(true)) {
+	    !kick_pending_.exchange(true, ktl::MemoryOrder::seq_cst)) {
 		int ret = -ktl::kESHUTDOWN;
 
 		(void)sendq_.if_open([&] { ret = srpt_os_channel_post_zero_write(os_); });

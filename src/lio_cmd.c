@@ -654,7 +654,7 @@ int srpt_get_tcm_cmd_state(struct se_cmd *se_cmd)
 }
 
 /* A response with a residual: its direction says which of the SRP_RSP's is meant. */
-static noinline int srpt_queue_residual(struct se_cmd *se_cmd,
+static noinline __cold int srpt_queue_residual(struct se_cmd *se_cmd,
 					struct srpt_cmd_status st,
 					int with_data)
 {

@@ -159,7 +159,9 @@ void lio_respond(Run &r, srpt_os_cmd *c, Input &in)
 		/* Now and then a length past the buffer, which must not send what lies beyond it. */
 		st.sense_len = (how & 1) ? ((how & 0x40) ? 0xffff : 18) : 0;
 		st.residual = (how >> 1) % 3;
-		st.data_dir = c->info.dir;
+		/* As the shim does: the direction only with a residual. */
+		if (st.residual != SRPT_RESIDUAL_NONE)
+			st.data_dir = c->info.dir;
 		st.residual_count = how;
 		/* A short transfer now and then (READ of fewer blocks, INQUIRY). */
 		st.data_len = (how & 0x08) ? c->info.data_len / (2 + (how >> 4)) : c->info.data_len;

@@ -168,7 +168,6 @@ void ChannelTest::lio_respond(srpt_os_cmd *c, std::uint8_t status, bool with_dat
 {
 	srpt_cmd_status st{};
 	st.scsi_status = status;
-	st.data_dir = c->info.dir;
 	st.data_len = data_len == kWholeBuffer ? c->info.data_len : data_len;
 	/* Where LIO builds it: the command's sense buffer. */
 	ASSERT_LE(sense.size(), sizeof(c->sense));

@@ -505,7 +505,7 @@ extern "C" int srpt_os_cmd_init(struct srpt_os_cmd *c, srpt_u64 tag, srpt_u64 lu
 		return err;
 	c->inited = true;
 	c->bufs_final = true;
-	c->info = CmdInfo{tag, lun, data_len, static_cast<srpt_u8>(dir), static_cast<srpt_u8>(task_attr)};
+	c->info = CmdInfo{tag, lun, data_len, dir, task_attr};
 	c->submitted = false;
 	c->tmr = false;
 	return 0;

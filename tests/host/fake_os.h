@@ -203,8 +203,8 @@ struct CmdInfo {
 	srpt_u64 tag = 0;
 	srpt_u64 lun = 0;
 	srpt_u32 data_len = 0;
-	srpt_u8 dir = SRPT_DATA_NONE;		/* enum srpt_data_dir */
-	srpt_u8 task_attr = 0;			/* enum srpt_task_attr */
+	srpt_data_dir dir = SRPT_DATA_NONE;
+	srpt_task_attr task_attr = SRPT_TASK_SIMPLE;
 };
 
 /* A send context, allocated by srpt_os_cmd_alloc(). */

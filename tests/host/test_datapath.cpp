@@ -653,9 +653,11 @@ namespace {
 void lio_read_done(srpt_os_cmd *c, std::uint32_t data_len, std::uint32_t residual)
 {
 	srpt_cmd_status st{};
-	st.data_dir = SRPT_DATA_IN;
 	st.data_len = data_len;
 	st.residual = residual ? SRPT_RESIDUAL_UNDERFLOW : SRPT_RESIDUAL_NONE;
+	/* As the shim fills it: only with a residual. */
+	if (residual)
+		st.data_dir = SRPT_DATA_IN;
 	st.residual_count = residual;
 	srpt_core_queue_response(c->core, st, 1);
 }
