@@ -107,6 +107,8 @@ static void add_device(struct kunit *test, u32 port_count)
 		.max_qp_wr = 16384,
 		.max_srq_wr = 16384,
 		.max_send_sge = 30,
+		.max_qp_rd_atom = 16,
+		.max_qp_init_rd_atom = 16,
 	};
 
 	KUNIT_ASSERT_EQ(test, srpt_core_device_add(&f->os, &info, &f->dev), 0);

@@ -69,6 +69,8 @@ void tf_setup(struct kunit *test, enum srpt_port_id_kind kind, u32 max_qp_wr,
 		.max_qp_wr = max_qp_wr,
 		.max_srq_wr = 16384,
 		.max_send_sge = 30,
+		.max_qp_rd_atom = 16,
+		.max_qp_init_rd_atom = 16,
 	};
 	const char *name = kind == SRPT_PORT_ID_GUID ? TF_PORT_GUID_NAME : TF_PORT_GID_NAME;
 	struct port_and_port_id r;
@@ -139,6 +141,8 @@ int tf_login(struct kunit *test, struct srpt_os_channel *ch, const struct tf_log
 		.cm = l->cm,
 		.pkey = 0xffff,
 		.private_data = priv,
+		.initiator_depth = 4,
+		.responder_resources = 4,
 	};
 	struct srpt_channel *core = NULL;
 	int ret;

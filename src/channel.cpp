@@ -17,25 +17,6 @@
 namespace srpt {
 namespace {
 
-/* The smallest send queue we retry down to (MIN_SRPT_SQ_SIZE). */
-constexpr u32 kMinSqSize = 16;
-/* The fewest send work requests a channel gets (see create_resources()). */
-constexpr u32 kMinSendWrs = 4;
-/*
- * Send work requests besides the commands': the zero-length writes (one
- * for waiting IUs, one that drains) and the one ib_drain_qp() posts.
- */
-constexpr u32 kExtraSendWrs = 4;
-/* RDMA READs in flight each way (responder resources, initiator depth). */
-constexpr u8 kRdmaReadDepth = 4;
-/*
- * Scatter/gather entries per send work request: 64 KiB of 4 KiB pages
- * per RDMA READ or WRITE (a response takes one). Devices size every entry
- * of the send queue for this many, so the device's maximum (32 on
- * soft-RoCE, where that doubles each entry) would cost memory in every
- * slot of every channel; a larger transfer only takes more requests.
- */
-constexpr u32 kMaxSendSge = 16;
 /* How often a waiter for a release says it is still waiting. */
 constexpr unsigned int kReleaseWaitLogMs = 5000;
 
@@ -162,6 +143,12 @@ int Channel::login(Device *dev, u32 port_num, srpt_os_channel *os, const srpt_lo
 	const LoginCheck check = check_login(req, lim);
 	if (!check.ok)
 		return reject_login(port, os, info, req.tag, check.reason, check.why, -ktl::kEINVAL);
+	/* Write data comes by RDMA READ: the initiator and the device must allow one. */
+	const PeerReadDepth depth =
+		read_depth(dev->attrs(), {info.initiator_depth, info.responder_resources});
+	if (!depth.initiator_depth)
+		return reject_login(port, os, info, req.tag, RejectReason::kUnableEstablishChannel,
+				    "no RDMA READ allowed (initiator depth 0)", -ktl::kEINVAL);
 
 	ktl::AllocChecker ac;
 	Channel *ch = new (&ac) Channel(dev, ktl::RefPtr<RdmaPort>(port), os, info, req);
@@ -174,6 +161,7 @@ int Channel::login(Device *dev, u32 port_num, srpt_os_channel *os, const srpt_lo
 	ch->limits_.max_rsp_size = attrib.srp_max_rsp_size;
 	ch->limits_.max_ti_iu_len = check.max_ti_iu_len;
 	ch->limits_.imm_data_offset = check.imm_data_offset;
+	ch->read_depth_ = depth;
 	srpt_os_log(SRPT_LOG_INFO,
 		    "%s port %u: %s login of %s (initiator port id %s, it_iu_len %u, pkey %#x%s)\n",
 		    port->dev_name(), port->num(), ch->cm_ == SRPT_CM_IB ? "IB/CM" : "RDMA/CM",
@@ -270,27 +258,14 @@ int Channel::login(Device *dev, u32 port_num, srpt_os_channel *os, const srpt_lo
 
 int Channel::create_resources()
 {
-	srpt_qp_params p{};
 	u32 sq_size = port_->targets().attrib().srp_sq_size;
+	srpt_qp_params p;
 	int ret;
 
 	limits_.rq_size = dev_->recv_queue_depth(false);
-	p.rq_size = limits_.rq_size;
-	p.use_srq = limits_.use_srq;
-	p.rd_atomic = kRdmaReadDepth;
-	p.max_send_sge = ktl::min(kMaxSendSge, dev_->attrs().max_send_sge);
 	for (;;) {
-		/*
-		 * Half the send queue for responses, half for RDMA transfers;
-		 * at least what one piece of a transfer under memory
-		 * registration takes (registration, RDMA, invalidation) plus
-		 * a response.
-		 */
-		limits_.max_send_wr =
-			ktl::min(ktl::max(sq_size / 2, kMinSendWrs), dev_->attrs().max_qp_wr);
-		p.max_rdma_ctxs = limits_.max_send_wr;
-		p.max_send_wr = limits_.max_send_wr + kExtraSendWrs;
-		p.cq_size = limits_.rq_size + sq_size + kExtraSendWrs;
+		p = qp_params(dev_->attrs(), limits_.rq_size, limits_.use_srq, sq_size, read_depth_);
+		limits_.max_send_wr = p.max_rdma_ctxs;
 		ret = srpt_os_channel_create_qp(os_, to_handle<srpt_channel>(this), &p);
 		if (ret == 0)
 			break;

@@ -91,7 +91,7 @@ int srpt_os_channel_create_qp(struct srpt_os_channel *ch,
 	if (p->use_srq)
 		init.srq = ch->sdev->srq;
 	else
-		init.cap.max_recv_wr = p->rq_size;
+		init.cap.max_recv_wr = p->max_recv_wr;
 
 	qp = ch->cm->create_qp(ch, &init);
 	ret = PTR_ERR_OR_ZERO(qp);
@@ -112,7 +112,8 @@ int srpt_os_channel_create_qp(struct srpt_os_channel *ch,
 			   !ib->attrs.max_sgl_rd;
 	ch->cq = cq;
 	ch->cq_size = p->cq_size;
-	ch->rd_atomic = p->rd_atomic;
+	ch->initiator_depth = p->initiator_depth;
+	ch->responder_resources = p->responder_resources;
 	ch->use_srq = p->use_srq;
 	return 0;
 }

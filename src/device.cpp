@@ -22,6 +22,8 @@ Device::Device(srpt_os_device *os, const srpt_device_info &info) : os_(os)
 	attrs_.max_qp_wr = info.max_qp_wr;
 	attrs_.max_srq_wr = info.max_srq_wr;
 	attrs_.max_send_sge = info.max_send_sge;
+	attrs_.max_qp_rd_atom = info.max_qp_rd_atom;
+	attrs_.max_qp_init_rd_atom = info.max_qp_init_rd_atom;
 	KTL_LOCK_INIT(srq_mutex_);
 	live_inc(Live::kDevice);
 }
@@ -45,7 +47,7 @@ u32 Device::recv_queue_depth(bool use_srq) const
 {
 	if (use_srq)
 		return ktl::min(srq_size(), attrs_.max_srq_wr);
-	return ktl::min(kMaxChannelRecvDepth, attrs_.max_qp_wr);
+	return ktl::min(kMaxChannelRecvDepth, attrs_.max_qp_wr - kDrainRecvWrs);
 }
 
 int Device::create_ports()
@@ -73,6 +75,12 @@ int Device::create(srpt_os_device *os, const srpt_device_info &info, srpt_device
 	if (!info.name || info.port_count < 1 || info.port_count > kMaxPorts) {
 		srpt_os_log(SRPT_LOG_ERR, "%s: unsupported port count %u\n",
 			    info.name ? info.name : "?", info.port_count);
+		return -ktl::kEINVAL;
+	}
+	if (info.max_qp_wr < kMinDeviceQpWr || !info.max_send_sge) {
+		srpt_os_log(SRPT_LOG_ERR,
+			    "%s: not used: queue pairs of %u work requests with %u scatter/gather entries are too small\n",
+			    info.name, info.max_qp_wr, info.max_send_sge);
 		return -ktl::kEINVAL;
 	}
 	Device *dev = new (&ac) Device(os, info);

@@ -24,6 +24,8 @@ static int srpt_ib_cm_req_recv(struct ib_cm_id *cm_id,
 		.pkey = be16_to_cpu(param->primary_path->pkey),
 		.private_data = private_data,
 		.private_data_len = IB_CM_REQ_PRIVATE_DATA_SIZE,
+		.initiator_depth = param->initiator_depth,
+		.responder_resources = param->responder_resources,
 	};
 
 	memcpy(info.peer_gid, param->primary_path->dgid.raw, sizeof(info.peer_gid));
@@ -121,9 +123,9 @@ static int srpt_ib_cm_modify_qp(struct srpt_os_channel *ch,
 	if (ret)
 		return ret;
 	if (state == IB_QPS_RTR)
-		attr.max_dest_rd_atomic = ch->rd_atomic;
+		attr.max_dest_rd_atomic = ch->responder_resources;
 	else
-		attr.max_rd_atomic = ch->rd_atomic;
+		attr.max_rd_atomic = ch->initiator_depth;
 	return ib_modify_qp(ch->qp, &attr, mask);
 }
 
@@ -137,8 +139,8 @@ static int srpt_ib_cm_accept(struct srpt_os_channel *ch, const void *rsp,
 		.rnr_retry_count = 7,
 		.flow_control = 1,
 		.srq = ch->use_srq,
-		.responder_resources = ch->rd_atomic,
-		.initiator_depth = ch->rd_atomic,
+		.responder_resources = ch->responder_resources,
+		.initiator_depth = ch->initiator_depth,
 	};
 	int ret;
 

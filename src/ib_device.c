@@ -188,6 +188,8 @@ static int srpt_add_one(struct ib_device *ib)
 		.max_qp_wr = ib->attrs.max_qp_wr,
 		.max_srq_wr = ib->attrs.max_srq_wr,
 		.max_send_sge = ib->attrs.max_send_sge,
+		.max_qp_rd_atom = ib->attrs.max_qp_rd_atom,
+		.max_qp_init_rd_atom = ib->attrs.max_qp_init_rd_atom,
 	};
 	struct srpt_os_device *os;
 	int ret;

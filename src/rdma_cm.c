@@ -31,6 +31,8 @@ static int srpt_rdma_cm_req_recv(struct rdma_cm_id *cm_id,
 		.pkey = path ? be16_to_cpu(path->pkey) : 0,
 		.private_data = event->param.conn.private_data,
 		.private_data_len = event->param.conn.private_data_len,
+		.initiator_depth = event->param.conn.initiator_depth,
+		.responder_resources = event->param.conn.responder_resources,
 	};
 	char peer[64];
 
@@ -136,8 +138,8 @@ static int srpt_rdma_cm_accept(struct srpt_os_channel *ch, const void *rsp,
 		.private_data_len = len,
 		.rnr_retry_count = 7,
 		.flow_control = 1,
-		.responder_resources = ch->rd_atomic,
-		.initiator_depth = ch->rd_atomic,
+		.responder_resources = ch->responder_resources,
+		.initiator_depth = ch->initiator_depth,
 	};
 
 	return rdma_accept(ch->id.rdma, &param);

@@ -126,7 +126,8 @@ struct srpt_os_channel {
 	} id;
 	u32 port_num;
 	u16 pkey;
-	u8 rd_atomic;
+	u8 initiator_depth;		/* RDMA READs in flight to the initiator */
+	u8 responder_resources;		/* ... from it */
 	bool use_srq;
 	bool rw_forced_mr;		/* force_mr: rdma_rw registers for all */
 	struct ib_qp *qp;

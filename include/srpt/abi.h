@@ -50,6 +50,8 @@ struct srpt_device_info {
 	srpt_u32 max_qp_wr;
 	srpt_u32 max_srq_wr;
 	srpt_u32 max_send_sge;
+	srpt_u32 max_qp_rd_atom;	/* RDMA READs a QP answers at once */
+	srpt_u32 max_qp_init_rd_atom;	/* ... and has in flight at once */
 };
 
 struct srpt_port_attr {
@@ -187,6 +189,9 @@ struct srpt_login_info {
 	/* The initiator as the transport knows it; the core names it. */
 	srpt_u8 peer_gid[16];		/* IB/CM: its port GID (network order) */
 	const char *peer_addr;		/* RDMA/CM: its address, "%pISc" */
+	/* What its request allows, as the CM's REQ event gives it. */
+	srpt_u8 initiator_depth;	/* RDMA READs we may have in flight to it */
+	srpt_u8 responder_resources;	/* ... and it to us */
 };
 
 /*
@@ -252,12 +257,13 @@ void srpt_core_recv_done(struct srpt_channel *ch, struct srpt_recv *r, int ok, s
 void srpt_core_zero_write_done(struct srpt_channel *ch, int ok);
 
 struct srpt_qp_params {
-	srpt_u32 rq_size;		/* receive WRs (ignored with SRQ) */
+	srpt_u32 max_recv_wr;		/* every receive WR, ib_drain_qp()'s included; 0 with SRQ */
 	srpt_u32 max_send_wr;		/* every send WR, ib_drain_qp()'s included */
 	srpt_u32 max_rdma_ctxs;		/* of those, the commands' (responses and RDMA) */
 	srpt_u32 cq_size;
 	srpt_u32 max_send_sge;		/* scatter/gather entries per send WR */
-	srpt_u8 rd_atomic;		/* RDMA READs in flight each way */
+	srpt_u8 initiator_depth;	/* RDMA READs in flight to the initiator */
+	srpt_u8 responder_resources;	/* ... from it */
 	srpt_u8 use_srq;
 };
 

@@ -25,6 +25,7 @@
 #include <srpt/live.h>
 #include <srpt/login.h>
 #include <srpt/port_name.h>
+#include <srpt/qp_size.h>
 #include <srpt/srq_hold.h>
 
 namespace srpt {
@@ -113,6 +114,7 @@ private:
 	ktl::StrBuf<64> acl_name_;
 	srpt_cm_kind cm_;
 	IoLimits limits_;		/* written by the login, before io_ is created */
+	PeerReadDepth read_depth_{};	/* ... as this */
 	ChannelIo io_{*this, limits_};
 
 	ktl::Atomic<ktl::u8> state_{static_cast<ktl::u8>(ChState::kConnecting)};

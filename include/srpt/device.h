@@ -12,6 +12,7 @@
 #include <ktl/lock.h>
 #include <srpt/abi.h>
 #include <srpt/ioctx.h>
+#include <srpt/qp_size.h>
 #include <srpt/rdma_port.h>
 
 namespace srpt {
@@ -26,10 +27,9 @@ struct DeviceAttrs {
 	u32 max_qp_wr = 0;
 	u32 max_srq_wr = 0;
 	u32 max_send_sge = 0;
+	u32 max_qp_rd_atom = 0;
+	u32 max_qp_init_rd_atom = 0;
 };
-
-/* Receive ring entries of a channel without SRQ (the initiator's queue depth). */
-constexpr u32 kMaxChannelRecvDepth = 128;
 
 class Device {
 public:

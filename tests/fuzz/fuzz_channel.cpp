@@ -513,6 +513,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size
 	const iu::Bytes priv = ib ? iu::login_ib(req, 28) : iu::login_rdma(req);
 	srpt_login_info info{};
 	info.cm = ib ? SRPT_CM_IB : SRPT_CM_RDMA;
+	info.initiator_depth = 4;
+	info.responder_resources = 4;
 	info.private_data = priv.data();
 	info.private_data_len = priv.size();
 	if (ib)

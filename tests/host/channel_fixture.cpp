@@ -59,6 +59,8 @@ int ChannelTest::login(srpt_os_channel &ch, const iu::Bytes &p, srpt_cm_kind cm,
 		peer = default_peer(cm);
 	srpt_login_info info{};
 	info.cm = static_cast<srpt_u8>(cm);
+	info.initiator_depth = peer_initiator_depth_;
+	info.responder_resources = peer_responder_resources_;
 	info.pkey = pkey;
 	info.private_data = p.data();
 	info.private_data_len = p.size();

@@ -52,6 +52,9 @@ protected:
 	srpt_os_channel &new_channel();
 	/* The initiator's name under @cm unless a test gives one: kPeer or kIbPeer. */
 	static const char *default_peer(srpt_cm_kind cm) { return cm == SRPT_CM_IB ? kIbPeer : kPeer; }
+	/* What login() says the initiator's request allows (ib_srp's 4 each way). */
+	std::uint8_t peer_initiator_depth_ = 4;
+	std::uint8_t peer_responder_resources_ = 4;
 	/* srpt_core_login() through the fake's CM handler. */
 	int login(srpt_os_channel &ch, const iu::Bytes &priv, srpt_cm_kind cm = SRPT_CM_RDMA,
 		  const char *peer = nullptr, unsigned port = 1, std::uint16_t pkey = 0xffff);

@@ -58,6 +58,50 @@ srpt_os_cmd *check_cmd_locked(srpt_os_cmd *c, const char *fn)
 	return c;
 }
 
+/*
+ * The slots a device makes for a queue of @n entries: exactly @n on a
+ * real HCA's profile; soft-RoCE's rxe_queue_init() rounds @n + 1 up to a
+ * power of two and leaves all but one usable.
+ */
+srpt_u32 queue_slots(srpt_u32 n)
+{
+	if (!S().config.softroce_queues)
+		return n;
+	srpt_u32 slots = 1;
+	while (slots < n + 1)
+		slots <<= 1;
+	return slots - 1;
+}
+
+/* Send work requests outstanding on @ch's QP: the commands' and the zero-length writes. */
+long sq_used_locked(const srpt_os_channel *ch)
+{
+	long n = ch->zero_writes_pending;
+	for (const srpt_os_cmd *c : S().cmds)
+		if (c->ch == ch)
+			n += c->wrs_pending;
+	return n;
+}
+
+/*
+ * Completions that may sit in @ch's CQ at once: one per posted receive
+ * (a flushed one stays until polled), per signalled send and per
+ * zero-length write, and the two (one with an SRQ) that ib_drain_qp()
+ * posts. More than the CQ holds overruns it: a real HCA moves the CQ to
+ * an error state and the completions are lost.
+ */
+void check_cq_locked(const srpt_os_channel *ch, const char *fn)
+{
+	long n = static_cast<long>(ch->posted.size()) + ch->zero_writes_pending;
+	for (const srpt_os_cmd *c : S().cmds)
+		if (c->ch == ch)
+			n += c->sends_pending + c->rdma_pending;
+	n += ch->qp.use_srq ? 1 : 2;
+	if (n > static_cast<long>(ch->qp.cq_size))
+		violation_locked(strf("%s: %ld completions may be due on a CQ of %u (CQ overrun)", fn, n,
+				      ch->qp.cq_size));
+}
+
 /* The buffers of a QP or SRQ are flushed when it goes away. */
 void unpost_locked(srpt_os_channel *ch, srpt_os_device *srq_dev)
 {
@@ -122,6 +166,37 @@ extern "C" int srpt_os_channel_create_qp(struct srpt_os_channel *os, struct srpt
 		violation_locked("srpt_os_channel_create_qp without the core's channel");
 	if (p->use_srq && os->dev && !os->dev->srq)
 		violation_locked("srpt_os_channel_create_qp with use_srq on a device without an SRQ");
+	if (p->max_rdma_ctxs > p->max_send_wr)
+		violation_locked("srpt_os_channel_create_qp: more send WRs for commands than in all");
+	if (p->cq_size == 0)
+		violation_locked("srpt_os_channel_create_qp with an empty CQ");
+	/* What ib_create_qp() refuses on a real HCA (mlx5_ib: -EINVAL). */
+	if (os->dev) {
+		const srpt_device_info &info = os->dev->info;
+		const srpt_u32 rq = p->use_srq ? 0 : p->max_recv_wr;
+
+		if (p->max_send_sge == 0 || p->max_send_sge > info.max_send_sge || rq > info.max_qp_wr ||
+		    p->initiator_depth > info.max_qp_init_rd_atom ||
+		    p->responder_resources > info.max_qp_rd_atom)
+			return -EINVAL;
+	}
+	/* More RDMA READs than the initiator's request allows break the connection. */
+	if (p->initiator_depth > os->peer_initiator_depth ||
+	    p->responder_resources > os->peer_responder_resources)
+		violation_locked(strf("srpt_os_channel_create_qp: RDMA READ depth %u/%u beyond the "
+				      "initiator's %u/%u",
+				      p->initiator_depth, p->responder_resources,
+				      os->peer_initiator_depth, os->peer_responder_resources));
+	/*
+	 * rdma_rw_init_qp() adds a share for rdma_rw's contexts, three WRs
+	 * each where it registers memory, and clamps to the device's maximum.
+	 */
+	const std::uint64_t factor = S().config.rdma_extra_wrs ? 3 : 1;
+	std::uint64_t sq = p->max_send_wr + factor * p->max_rdma_ctxs;
+	if (os->dev)
+		sq = std::min<std::uint64_t>(sq, os->dev->info.max_qp_wr);
+	os->sq_slots = queue_slots(static_cast<srpt_u32>(sq));
+	os->rq_slots = p->use_srq ? 0 : queue_slots(p->max_recv_wr);
 	os->core = core;
 	os->qp = *p;
 	srpt_contract_done(&os->contract, SRPT_CONTRACT_CREATE_QP);
@@ -249,7 +324,10 @@ extern "C" int srpt_os_channel_post_zero_write(struct srpt_os_channel *os)
 		contract_check_locked(os, SRPT_CONTRACT_ZERO_WRITE, "srpt_os_channel_post_zero_write");
 		return -EINVAL;
 	}
+	if (sq_used_locked(os) + 1 > static_cast<long>(os->sq_slots))
+		return -ENOMEM;
 	os->zero_writes_pending++;
+	check_cq_locked(os, "srpt_os_channel_post_zero_write");
 	/* Beyond the commands' share, with one left for ib_drain_qp(). */
 	if (os->qp.max_rdma_ctxs + os->zero_writes_pending + 1 > os->qp.max_send_wr)
 		violation_locked(strf("srpt_os_channel_post_zero_write: %d pending, no room in %u send WRs",
@@ -299,6 +377,24 @@ extern "C" void srpt_os_channel_destroy_qp(struct srpt_os_channel *os)
 	}
 	if (hook)
 		hook();
+	{
+		/*
+		 * ib_drain_qp() posts a WR on the send queue and, without an
+		 * SRQ, a receive: each needs a free slot while every flushed
+		 * completion is still unpolled. Without one the kernel warns
+		 * ("failed to drain send/recv queue") and returns at once: the
+		 * QP and its buffers are freed while completions still come.
+		 */
+		std::lock_guard<std::mutex> g(g_mu);
+		if (os->qp_live()) {
+			if (sq_used_locked(os) + 1 > static_cast<long>(os->sq_slots))
+				violation_locked(strf("ib_drain_sq: no slot for the drain: %ld of %u send WRs in use",
+						      sq_used_locked(os), os->sq_slots));
+			if (!os->qp.use_srq && os->posted.size() + 1 > os->rq_slots)
+				violation_locked(strf("ib_drain_rq: no slot for the drain: %zu of %u receives posted",
+						      os->posted.size(), os->rq_slots));
+		}
+	}
 	/* ib_drain_qp(): everything still outstanding completes, flushed. */
 	fake::detail::flush_qp(*os, true);
 	std::lock_guard<std::mutex> g(g_mu);
@@ -387,6 +483,18 @@ extern "C" int srpt_os_recv_post(struct srpt_os_device *dev, struct srpt_os_chan
 	}
 	if (r->dev != dev)
 		violation_locked("srpt_os_recv_post on another device than the buffer's");
+	/* A full queue refuses the post, as a real HCA does; nothing changes. */
+	if (ch && ch->qp_live() && ch->posted.size() >= ch->rq_slots) {
+		ch->recv_lost = true;
+		return -ENOMEM;
+	}
+	if (!ch && dev->srq) {
+		std::size_t on_srq = 0;
+		for (const srpt_os_recv *o : S().recvs)
+			on_srq += o->posted_on_srq && o->dev == dev;
+		if (on_srq >= queue_slots(dev->srq_size))
+			return -ENOMEM;
+	}
 	r->received_on = nullptr;
 	r->post_count++;
 	if (r->no_credit) {
@@ -407,6 +515,7 @@ extern "C" int srpt_os_recv_post(struct srpt_os_device *dev, struct srpt_os_chan
 		}
 		r->posted_on = ch;
 		ch->posted.push_back(r);
+		check_cq_locked(ch, "srpt_os_recv_post");
 	} else {
 		if (!dev->srq) {
 			violation_locked("srpt_os_recv_post on " + dev->name + ", which has no SRQ");
@@ -760,8 +869,6 @@ extern "C" int srpt_os_cmd_post(struct srpt_os_cmd *c, srpt_u32 rsp_len, srpt_u3
 	int wrs = rsp_len ? 1 : 0;
 	const std::uint32_t per = S().config.rdma_bytes_per_wr;
 	for (const srpt_os_cmd::Xfer &x : now) {
-		c->rdma[x.buf].posted = true;
-		c->xfers.push_back(x);
 		/* A kept buffer goes as one work request: it needs no registration. */
 		if (c->rdma[x.buf].kept)
 			wrs++;
@@ -777,6 +884,20 @@ extern "C" int srpt_os_cmd_post(struct srpt_os_cmd *c, srpt_u32 rsp_len, srpt_u3
 	if (used > static_cast<int>(c->ch->qp.max_rdma_ctxs))
 		violation_locked(strf("srpt_os_cmd_post overflows the send queue: %d work requests of %u",
 				      used, c->ch->qp.max_rdma_ctxs));
+	/*
+	 * A chain that does not fit: a real HCA posts the WRs that fit and
+	 * fails at the first that does not (-ENOMEM, bad_wr), and the ones
+	 * posted still complete. Nobody can take them back.
+	 */
+	if (sq_used_locked(c->ch) + wrs > static_cast<long>(c->ch->sq_slots)) {
+		violation_locked(strf("srpt_os_cmd_post of %d WRs with %ld of %u send queue slots in use",
+				      wrs, sq_used_locked(c->ch), c->ch->sq_slots));
+		return -ENOMEM;
+	}
+	for (const srpt_os_cmd::Xfer &x : now) {
+		c->rdma[x.buf].posted = true;
+		c->xfers.push_back(x);
+	}
 	c->wrs_pending += wrs;
 	if (rsp_len) {
 		c->responses.emplace_back(c->rsp_buf, c->rsp_buf + std::min(rsp_len, c->rsp_size));
@@ -800,6 +921,7 @@ extern "C" int srpt_os_cmd_post(struct srpt_os_cmd *c, srpt_u32 rsp_len, srpt_u3
 	} else {
 		c->rdma_pending++;
 	}
+	check_cq_locked(c->ch, "srpt_os_cmd_post");
 	return 0;
 }
 
@@ -897,6 +1019,8 @@ int login(Device &d, unsigned port, srpt_os_channel &ch, const srpt_login_info &
 		std::lock_guard<std::mutex> g(g_mu);
 		ch.dev = &d;
 		ch.cm = info.cm;
+		ch.peer_initiator_depth = info.initiator_depth;
+		ch.peer_responder_resources = info.responder_resources;
 		ch.in_cm_handler = true;
 		ch.cm_handler_thread = std::this_thread::get_id();
 	}

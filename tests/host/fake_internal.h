@@ -34,6 +34,7 @@ struct SyncObj {
 	bool pending = false;		/* work */
 	bool running = false;		/* work */
 	std::thread::id runner;
+	unsigned timeouts = 0;		/* completion: waits timed out in a row */
 };
 
 /* Calls of a function by name and an injected failure. */

@@ -614,11 +614,17 @@ extern "C" int srpt_os_wait_for_completion(struct srpt_os_completion *c, unsigne
 		return ok;
 	};
 
-	if (take())
+	auto taken = [c]() {
+		std::lock_guard<std::mutex> g(g_mu);
+		if (SyncObj *o = find_obj_locked(c, Kind::kCompletion, "srpt_os_wait_for_completion"))
+			o->timeouts = 0;
 		return 0;
+	};
+	if (take())
+		return taken();
 	/* A workqueue would make progress meanwhile. */
 	if (cfg.run_work_on_wait && fake::run_work() && take())
-		return 0;
+		return taken();
 	const unsigned int real_ms = std::min(timeout_ms, cfg.max_real_wait_ms);
 	if (real_ms) {
 		struct timespec deadline;
@@ -635,9 +641,18 @@ extern "C" int srpt_os_wait_for_completion(struct srpt_os_completion *c, unsigne
 		}
 		pthread_mutex_unlock(&ci->m);
 		if (take())
-			return 0;
+			return taken();
 	}
 	fake::advance_ns(static_cast<std::uint64_t>(timeout_ms) * 1000000);
+	std::lock_guard<std::mutex> g(g_mu);
+	SyncObj *o = find_obj_locked(c, Kind::kCompletion, "srpt_os_wait_for_completion");
+	if (o && ++o->timeouts > cfg.max_wait_timeouts) {
+		violation_locked(strf("srpt_os_wait_for_completion: %u waits timed out in a row: it "
+				      "waits for what never comes",
+				      o->timeouts - 1));
+		o->timeouts = 0;
+		return 0;
+	}
 	return -ETIMEDOUT;
 }
 
@@ -1228,9 +1243,12 @@ std::unique_ptr<Device> make_device(const std::string &name, unsigned ports,
 	d->info.vendor_id = 0x0002c9;
 	d->info.vendor_part_id = 4119;
 	d->info.hw_ver = 0x2a0;
+	/* A ConnectX-5's limits (mlx5_ib). */
 	d->info.max_qp_wr = 32768;
-	d->info.max_srq_wr = 32768;
+	d->info.max_srq_wr = 32767;
 	d->info.max_send_sge = 30;
+	d->info.max_qp_rd_atom = 16;
+	d->info.max_qp_init_rd_atom = 16;
 	d->ports.resize(ports);
 	for (unsigned i = 1; i <= ports; i++) {
 		srpt_port_attr &a = d->port(i).attr;

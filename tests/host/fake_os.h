@@ -119,6 +119,16 @@ struct srpt_os_channel {
 	srpt_qp_params qp{};
 	std::vector<srpt_qp_params> qp_attempts;	/* every create_qp call, failed ones too */
 	/*
+	 * The slots of the QP's queues as the device made them (see
+	 * Config::softroce_queues): the send queue with rdma_rw's share
+	 * (rdma_rw_init_qp()), the receive queue (0 with an SRQ).
+	 */
+	srpt_u32 sq_slots = 0;
+	srpt_u32 rq_slots = 0;
+	/* What the login request allowed (srpt_login_info), set by fake::login(). */
+	srpt_u8 peer_initiator_depth = 0;
+	srpt_u8 peer_responder_resources = 0;
+	/*
 	 * Where the channel stands in the contract both doubles enforce
 	 * (tests/doubles/channel_contract.h); tests read it through the
 	 * accessors below.
@@ -285,6 +295,20 @@ struct Config {
 	bool run_work_on_wait = true;
 	/* ... then waits for another thread at most this long before timing out. */
 	unsigned max_real_wait_ms = 0;
+	/*
+	 * A wait that times out this many times in a row waits for something
+	 * that never comes: a violation, and the wait returns as if completed
+	 * so that the test ends (and fails) instead of hanging.
+	 */
+	unsigned max_wait_timeouts = 100;
+	/*
+	 * The device's queues. A real HCA (mlx5) makes a QP's queues exactly
+	 * as large as asked and fails a post beyond them with -ENOMEM;
+	 * soft-RoCE rounds every queue up to a power of two, which hides a
+	 * missing slot (for the drain, say). Strict is the default: a test
+	 * that wants soft-RoCE's queues says why.
+	 */
+	bool softroce_queues = false;
 	/*
 	 * The CQ is polled on a workqueue (IB_POLL_WORKQUEUE): run_work() also
 	 * completes, as flushed, the receives and zero-length writes posted on

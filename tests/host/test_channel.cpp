@@ -78,11 +78,12 @@ TEST_F(Login, RdmaCmLoginResponseQpAndBuffers)
 	want[26] = 0x00;			/* no existing channels, no immediate data */
 	EXPECT_EQ(iu::hex(want), iu::hex(ch.accept_rsp));
 
-	EXPECT_EQ(128u, ch.qp.rq_size);
+	EXPECT_EQ(128u + 1u, ch.qp.max_recv_wr) << "and the drain's";
 	EXPECT_EQ(2048u, ch.qp.max_rdma_ctxs) << "half of srp_sq_size 4096";
-	EXPECT_EQ(2048u + 4u, ch.qp.max_send_wr) << "and the zero-length writes'";
-	EXPECT_EQ(128u + 4096u + 4u, ch.qp.cq_size);
-	EXPECT_EQ(4, ch.qp.rd_atomic);
+	EXPECT_EQ(2048u + 4u, ch.qp.max_send_wr) << "and the zero-length writes' and the drain's";
+	EXPECT_EQ(129u + 2048u + 4u, ch.qp.cq_size) << "a receive per slot, a send per WR";
+	EXPECT_EQ(4, ch.qp.initiator_depth);
+	EXPECT_EQ(4, ch.qp.responder_resources);
 	EXPECT_EQ(16u, ch.qp.max_send_sge) << "not the device's 30: every WQE is sized for them";
 	EXPECT_EQ(0, ch.qp.use_srq);
 	ASSERT_EQ(128u, ch.posted.size());
@@ -475,6 +476,27 @@ TEST_F(Login, ARejectAfterTheQueuePairExistedLogsOnlyTheReject)
 	EXPECT_EQ(0, fake::log_count("receive failed")) << fake::log_text();
 }
 
+TEST_F(Login, ARefusedLoginLeavesItsDrainAReceiveSlot)
+{
+	/*
+	 * srp_daemon scanning a fabric: every initiator without an ACL is
+	 * refused right after its receives were posted, and the QP is
+	 * destroyed before anything polled their flushed completions. On
+	 * an HCA that sizes the receive queue exactly, ib_drain_rq() needs
+	 * a slot of its own besides the 128 receives: without it the
+	 * kernel warns and frees the QP with completions still due.
+	 */
+	setup_target();
+	srpt_os_channel &ch = new_channel();
+	ch.acl = [](srpt_os_tpg *, const std::string &) { return -EACCES; };
+	EXPECT_EQ(-EACCES, login(ch, priv(login_req(), SRPT_CM_IB), SRPT_CM_IB));
+	EXPECT_EQ(1, ch.reject_calls);
+	EXPECT_TRUE(ch.qp_destroyed());
+	EXPECT_EQ(129u, ch.rq_slots) << "the 128 receives and the drain's";
+	const auto v = fake::take_violations();
+	EXPECT_TRUE(v.empty()) << (v.empty() ? "" : v[0]);
+}
+
 TEST_F(Login, SessionOutOfMemoryIsInsufficientResources)
 {
 	setup_target();
@@ -483,6 +505,63 @@ TEST_F(Login, SessionOutOfMemoryIsInsufficientResources)
 	EXPECT_EQ(-ENOMEM, login(ch, priv(login_req(), SRPT_CM_RDMA)));
 	EXPECT_EQ(0x00010001u, rej_of(ch).reason);
 	expect_nothing_left(ch, fake::live_allocs());
+}
+
+TEST_F(Login, RdmaReadsInFlightStayWithinTheInitiatorsAndTheDevicesLimits)
+{
+	/* Beyond either end's limit a READ is refused on the wire and the QP breaks. */
+	setup_target();
+	peer_initiator_depth_ = 2;
+	peer_responder_resources_ = 1;
+	srpt_os_channel &a = login_ok(login_req());
+	EXPECT_EQ(2, a.qp.initiator_depth);
+	EXPECT_EQ(1, a.qp.responder_resources);
+
+	peer_initiator_depth_ = 200;
+	peer_responder_resources_ = 200;
+	iu::LoginReq req = login_req();
+	req.i_port_id = iu::port_id(2, 2);
+	srpt_os_channel &b = login_ok(req);
+	EXPECT_EQ(4, b.qp.initiator_depth) << "no more than ib_srp asks for";
+	EXPECT_EQ(4, b.qp.responder_resources);
+
+	/* Write data comes only by RDMA READ: an initiator that allows none is refused. */
+	peer_initiator_depth_ = 0;
+	peer_responder_resources_ = 4;
+	req.i_port_id = iu::port_id(3, 3);
+	srpt_os_channel &c = new_channel();
+	EXPECT_EQ(-EINVAL, login(c, priv(req, SRPT_CM_IB), SRPT_CM_IB));
+	EXPECT_EQ(0x00010000u, rej_of(c).reason) << "unable to establish the channel";
+	EXPECT_TRUE(c.qp_attempts.empty());
+	EXPECT_EQ(1, fake::log_count("no RDMA READ allowed (initiator depth 0)")) << fake::log_text();
+	logout(a);
+	logout(b);
+}
+
+TEST_F(Login, RdmaReadsInFlightStayWithinTheDevicesLimits)
+{
+	fake::Device &d = make_device("mlx4_0", 1, kNodeGuid);
+	d.info.max_qp_init_rd_atom = 1;
+	d.info.max_qp_rd_atom = 2;
+	ASSERT_EQ(0, fake::add(d));
+	dev_ = &d;
+	tport_ = create_tport(fake::guid_name(d, 1));
+	tpg_ = create_tpg(tport_, nullptr, &os_tpg_a_);
+	ASSERT_EQ(0, srpt_core_tpg_enable(tpg_, 1));
+	srpt_os_channel &ch = login_ok(login_req());
+	EXPECT_EQ(1, ch.qp.initiator_depth);
+	EXPECT_EQ(2, ch.qp.responder_resources);
+	logout(ch);
+}
+
+TEST_F(Login, ADeviceWhoseQueuesCannotHoldAChannelIsNotUsed)
+{
+	fake::Device &d = make_device("tiny0", 1, kNodeGuid);
+	d.info.max_qp_wr = 7;
+	EXPECT_EQ(-EINVAL, fake::add(d));
+	EXPECT_EQ(1, fake::log_count("tiny0: not used: queue pairs of 7 work requests with 30 "
+				     "scatter/gather entries are too small"))
+		<< fake::log_text();
 }
 
 TEST_F(Login, SendWrsTakeTheDevicesScatterGatherLimitBelowSixteen)
@@ -505,10 +584,10 @@ TEST_F(Login, QueuePairCreationRetriesWithHalfTheSendQueue)
 		wrs.push_back(p.max_rdma_ctxs);
 		cqs.push_back(p.cq_size);
 		EXPECT_EQ(p.max_rdma_ctxs + 4, p.max_send_wr);
-		EXPECT_EQ(128u, p.rq_size);
+		EXPECT_EQ(129u, p.max_recv_wr);
 	}
 	EXPECT_EQ((std::vector<unsigned>{2048, 1024, 512, 256, 128, 64, 32, 16, 8}), wrs);
-	EXPECT_EQ((std::vector<unsigned>{4228, 2180, 1156, 644, 388, 260, 196, 164, 148}), cqs);
+	EXPECT_EQ((std::vector<unsigned>{2181, 1157, 645, 389, 261, 197, 165, 149, 141}), cqs);
 	EXPECT_EQ(0x00010001u, rej_of(ch).reason);
 	expect_nothing_left(ch, allocs);
 	EXPECT_EQ(1, fake::log_count("creating the queue pair or its buffers failed")) << fake::log_text();
@@ -519,7 +598,7 @@ TEST_F(Login, QueuePairCreationRetriesWithHalfTheSendQueue)
 	EXPECT_EQ(0, login(ok, priv(login_req(), SRPT_CM_RDMA)));
 	EXPECT_EQ(3u, ok.qp_attempts.size());
 	EXPECT_EQ(512u, ok.qp.max_rdma_ctxs);
-	EXPECT_EQ(128u + 1024u + 4u, ok.qp.cq_size);
+	EXPECT_EQ(129u + 512u + 4u, ok.qp.cq_size);
 	EXPECT_EQ(512u, core(ok)->io().sendq().free_slots());
 
 	/* An odd srp_sq_size halves down to 16 and no further. */
@@ -538,7 +617,8 @@ TEST_F(Login, QueuePairCreationRetriesWithHalfTheSendQueue)
 
 TEST_F(Login, EveryAllocationFailureRejectsAndLeavesNothing)
 {
-	setup_target(SRPT_PORT_ID_GUID, true, 4);	/* 4 receive buffers and send contexts */
+	/* The smallest device: 7 receive buffers and send contexts, the drain's slot. */
+	setup_target(SRPT_PORT_ID_GUID, true, 8);
 	const long allocs = fake::live_allocs();
 	int failures = 0;
 	for (long n = 1; n < 100; n++) {
@@ -561,14 +641,14 @@ TEST_F(Login, EveryAllocationFailureRejectsAndLeavesNothing)
 		expect_nothing_left(ch, allocs);
 		EXPECT_EQ(0u, port_of(*dev_, 1)->logins().channel_count());
 	}
-	/* The channel, the context array, 4 contexts, the receive ring, the nexus. */
-	EXPECT_EQ(8, failures);
+	/* The channel, the context array, 7 contexts, the receive ring, the nexus. */
+	EXPECT_EQ(11, failures);
 	EXPECT_EQ(allocs, fake::live_allocs());
 }
 
 TEST_F(Login, ShimResourceFailuresRejectAndLeaveNothing)
 {
-	setup_target(SRPT_PORT_ID_GUID, true, 4);
+	setup_target(SRPT_PORT_ID_GUID, true, 8);
 	const long allocs = fake::live_allocs();
 	const struct {
 		const char *fn;
@@ -579,7 +659,7 @@ TEST_F(Login, ShimResourceFailuresRejectAndLeaveNothing)
 		{"srpt_os_recv_post", -EIO},
 	};
 	for (const auto &c : cases) {
-		for (long nth = 1; nth <= 4; nth++) {
+		for (long nth = 1; nth <= 7; nth++) {
 			SCOPED_TRACE(std::string(c.fn) + " #" + std::to_string(nth));
 			srpt_os_channel &ch = new_channel();
 			fake::fail_call(c.fn, nth, c.err);

@@ -47,6 +47,14 @@ protected:
 		fake::take_trace();
 		fake::clear_logs();
 	}
+	/*
+	 * The smallest device a channel can use (kMinDeviceQpWr): a receive
+	 * ring, and so send contexts, of kSmallDepth, the drain taking the
+	 * last receive slot.
+	 */
+	static constexpr unsigned kSmallQpWr = 8;
+	static constexpr std::uint64_t kSmallDepth = kSmallQpWr - 1;
+
 	srpt::Credits &credits() { return core(*ch_)->io().credits(); }
 	int sq() { return static_cast<int>(core(*ch_)->io().sendq().free_slots()); }
 };
@@ -1284,7 +1292,7 @@ TEST_F(Datapath, LatencyRunsFromTheIusArrivalToItsResponsesCompletion)
 			v.push_back(core(ch)->io().stats().bucket(i));
 		return v;
 	};
-	live(4);	/* four send contexts */
+	live(kSmallQpWr);
 	fake::advance_ns(1'000'000'000);
 	srpt_os_cmd *a = send_cmd(*ch_, read_cmd(1));
 	ASSERT_NE(nullptr, a);
@@ -1295,7 +1303,7 @@ TEST_F(Datapath, LatencyRunsFromTheIusArrivalToItsResponsesCompletion)
 
 	/* Every context taken: the next IU waits for one, 8 ms, then 3 ms more in LIO. */
 	std::vector<srpt_os_cmd *> held;
-	for (std::uint64_t t = 10; t < 13; t++)
+	for (std::uint64_t t = 10; t < 10 + kSmallDepth - 1; t++)
 		held.push_back(send_cmd(*ch_, read_cmd(t)));
 	srpt_os_cmd *b = send_cmd(*ch_, read_cmd(2));
 	ASSERT_NE(nullptr, b);
@@ -1325,7 +1333,8 @@ TEST_F(Datapath, LatencyRunsFromTheIusArrivalToItsResponsesCompletion)
 		lio_respond(h, 0, true);
 		lio_finish(h);
 	}
-	EXPECT_EQ((std::vector<std::uint64_t>{1, 0, 1, 1, 3, 0}), latency_of(*ch_)) << "111 ms";
+	EXPECT_EQ((std::vector<std::uint64_t>{1, 0, 1, 1, kSmallDepth - 1, 0}), latency_of(*ch_))
+		<< "111 ms";
 
 	/* A task management function is not timed. */
 	iu::TskMgmt t;
@@ -1336,15 +1345,38 @@ TEST_F(Datapath, LatencyRunsFromTheIusArrivalToItsResponsesCompletion)
 	srpt_core_queue_tm_response(m->core, SRPT_TMR_COMPLETE);
 	fake::advance_ns(200'000);
 	lio_finish(m);
-	EXPECT_EQ((std::vector<std::uint64_t>{1, 0, 1, 1, 3, 0}), latency_of(*ch_));
+	EXPECT_EQ((std::vector<std::uint64_t>{1, 0, 1, 1, kSmallDepth - 1, 0}), latency_of(*ch_));
 	EXPECT_EQ(0u, in_flight(*ch_));
+}
+
+TEST_F(Datapath, ASmallDevicesSendQueueHoldsTheCommandsTheZeroWritesAndTheDrain)
+{
+	/*
+	 * rdma_rw_init_qp() clamps the send queue to max_qp_wr: the commands'
+	 * share and the core's own WRs (zero-length writes, the drain's)
+	 * must fit into max_qp_wr alone, or a full send queue leaves the
+	 * close or the drain no slot on a real HCA.
+	 */
+	live(kSmallQpWr);
+	EXPECT_EQ(kSmallQpWr, ch_->sq_slots);
+	EXPECT_EQ(kSmallQpWr - 4, ch_->qp.max_rdma_ctxs);
+	std::vector<srpt_os_cmd *> reads;
+	for (std::uint64_t t = 1; t <= kSmallDepth; t++)
+		reads.push_back(send_cmd(*ch_, read_cmd(t)));
+	for (srpt_os_cmd *c : reads)
+		lio_respond(c, 0, true);
+	EXPECT_EQ(static_cast<int>(ch_->qp.max_rdma_ctxs), fake::send_queue_used(*ch_))
+		<< "the commands fill their share; the rest wait";
+	logout(*ch_);
+	const auto v = fake::take_violations();
+	EXPECT_TRUE(v.empty()) << (v.empty() ? "" : v[0]);
 }
 
 TEST_F(Datapath, AnIuWaitsForASendContext)
 {
-	live(4);	/* four send contexts and receive buffers */
+	live(kSmallQpWr);
 	std::vector<srpt_os_cmd *> held;
-	for (std::uint64_t t = 1; t <= 4; t++)
+	for (std::uint64_t t = 1; t <= kSmallDepth; t++)
 		held.push_back(send_cmd(*ch_, read_cmd(t)));
 	ASSERT_EQ(0u, posted(*ch_)) << "each command holds its buffer until answered";
 
@@ -1352,7 +1384,7 @@ TEST_F(Datapath, AnIuWaitsForASendContext)
 	lio_respond(held[0], 0, true);
 	ASSERT_EQ(1u, posted(*ch_));
 	fake::take_trace();
-	srpt_os_recv *r = send_iu(*ch_, read_cmd(5));
+	srpt_os_recv *r = send_iu(*ch_, read_cmd(0x50));
 	EXPECT_EQ(0u, posted(*ch_)) << "the waiting IU keeps its buffer";
 	EXPECT_TRUE(trace_of({"cmd_init"}).empty());
 
@@ -1365,7 +1397,7 @@ TEST_F(Datapath, AnIuWaitsForASendContext)
 	EXPECT_EQ(zw + 1, ch_->zero_write_calls);
 	EXPECT_TRUE(trace_of({"cmd_init"}).empty()) << "not outside completion context";
 	ASSERT_TRUE(fake::complete_zero_write(*ch_, true));
-	EXPECT_EQ(std::vector<std::string>{"cmd_init tag 0x5"}, trace_of({"cmd_init"}));
+	EXPECT_EQ(std::vector<std::string>{"cmd_init tag 0x50"}, trace_of({"cmd_init"}));
 	EXPECT_EQ(0u, posted(*ch_)) << "the command holds the buffer it came in";
 	EXPECT_EQ(ch_, r->received_on);
 
@@ -1378,11 +1410,11 @@ TEST_F(Datapath, AnIuWaitsForASendContext)
 
 TEST_F(Datapath, ContextsGivenBackFromAnyContextAreTakenByTheNextIus)
 {
-	live(4);
+	live(kSmallQpWr);
 	std::vector<srpt_os_cmd *> held;
-	for (std::uint64_t t = 1; t <= 4; t++)
+	for (std::uint64_t t = 1; t <= kSmallDepth; t++)
 		held.push_back(send_cmd(*ch_, read_cmd(t)));
-	EXPECT_EQ(4u, in_flight(*ch_));
+	EXPECT_EQ(kSmallDepth, in_flight(*ch_));
 
 	/*
 	 * LIO gives two contexts back (onto the lock-free stack, as from
@@ -1394,27 +1426,28 @@ TEST_F(Datapath, ContextsGivenBackFromAnyContextAreTakenByTheNextIus)
 		ASSERT_TRUE(fake::complete_send(held[i], true));
 		srpt_core_release_cmd(held[i]->core);
 	}
-	EXPECT_EQ(2u, in_flight(*ch_));
+	EXPECT_EQ(kSmallDepth - 2, in_flight(*ch_));
 	fake::take_trace();
 	const int zw = ch_->zero_write_calls;
-	EXPECT_EQ(held[1], send_cmd(*ch_, read_cmd(5))) << "the last given back, first";
-	EXPECT_EQ(held[0], send_cmd(*ch_, read_cmd(6)));
+	EXPECT_EQ(held[1], send_cmd(*ch_, read_cmd(0x50))) << "the last given back, first";
+	EXPECT_EQ(held[0], send_cmd(*ch_, read_cmd(0x60)));
 	EXPECT_EQ(zw, ch_->zero_write_calls) << "no kick: nothing waited";
-	EXPECT_EQ(4u, in_flight(*ch_));
+	EXPECT_EQ(kSmallDepth, in_flight(*ch_));
 
 	/*
 	 * None left: the next IU (on the credit of the next response) waits,
 	 * and the next context given back wakes it.
 	 */
 	lio_respond(held[2], 0, true);
-	srpt_os_recv *r = send_iu(*ch_, read_cmd(7));
-	EXPECT_EQ((std::vector<std::string>{"cmd_init tag 0x5", "cmd_init tag 0x6"}),
+	srpt_os_recv *r = send_iu(*ch_, read_cmd(0x70));
+	EXPECT_EQ((std::vector<std::string>{"cmd_init tag 0x50", "cmd_init tag 0x60"}),
 		  trace_of({"cmd_init"}));
 	ASSERT_TRUE(fake::complete_send(held[2], true));
 	srpt_core_release_cmd(held[2]->core);
 	EXPECT_EQ(zw + 1, ch_->zero_write_calls) << "the waiting IU is kicked";
 	ASSERT_TRUE(fake::complete_zero_write(*ch_, true));
-	EXPECT_EQ((std::vector<std::string>{"cmd_init tag 0x5", "cmd_init tag 0x6", "cmd_init tag 0x7"}),
+	EXPECT_EQ((std::vector<std::string>{"cmd_init tag 0x50", "cmd_init tag 0x60",
+					    "cmd_init tag 0x70"}),
 		  trace_of({"cmd_init"}));
 	EXPECT_EQ(ch_, r->received_on) << "the command holds the buffer it came in";
 	for (srpt_os_cmd *c : fake::cmds_of(*ch_)) {
@@ -1432,7 +1465,7 @@ TEST_F(Datapath, ContextsGivenBackFromAnyContextAreTakenByTheNextIus)
 
 TEST_F(Datapath, ACommandCountedInPartIsInTheSampledDepth)
 {
-	live(4);
+	live(kSmallQpWr);
 	srpt_os_cmd *c = send_cmd(*ch_, read_cmd(1));
 	lio_respond(c, 0, true);
 
@@ -1500,9 +1533,9 @@ void wait_until(const std::atomic<std::uint64_t> &a, std::uint64_t v, const std:
  */
 TEST_F(Datapath, AnIuRacingTheLastContextGivenBackIsNeverLeftWaiting)
 {
-	live(4);
+	live(kSmallQpWr);
 	std::vector<srpt_os_cmd *> held;
-	for (std::uint64_t t = 1; t <= 4; t++)
+	for (std::uint64_t t = 1; t <= kSmallDepth; t++)
 		held.push_back(send_cmd(*ch_, read_cmd(t)));
 	srpt_os_cmd *c = held.back();
 	held.pop_back();
@@ -1543,7 +1576,7 @@ TEST_F(Datapath, AnIuRacingTheLastContextGivenBackIsNeverLeftWaiting)
 		stop.store(true);
 	};
 	for (std::uint64_t r = 0; r < kRounds; r++) {
-		const std::uint64_t tag = 5 + r;
+		const std::uint64_t tag = kSmallDepth + 1 + r;
 
 		lio_respond(c, 0, true);
 		if (!fake::complete_send(c, true)) {
@@ -1562,7 +1595,7 @@ TEST_F(Datapath, AnIuRacingTheLastContextGivenBackIsNeverLeftWaiting)
 				break;
 			}
 		}
-		if (in_flight(*ch_) != 4u || c->info.tag != tag) {
+		if (in_flight(*ch_) != kSmallDepth || c->info.tag != tag) {
 			failed(r, "the IU waits beside a free send context");
 			break;
 		}
@@ -1582,21 +1615,21 @@ TEST_F(Datapath, AnIuRacingTheLastContextGivenBackIsNeverLeftWaiting)
 
 TEST_F(Datapath, AWaitingIuIsHandledOnTheNextSendCompletion)
 {
-	live(4);
+	live(kSmallQpWr);
 	std::vector<srpt_os_cmd *> held;
-	for (std::uint64_t t = 1; t <= 3; t++)
+	for (std::uint64_t t = 1; t < kSmallDepth; t++)
 		held.push_back(send_cmd(*ch_, read_cmd(t)));
-	/* The fourth context answers locally: freed by its send completion. */
+	/* The last context answers locally: freed by its send completion. */
 	iu::Cmd bad;
-	bad.tag = 4;
+	bad.tag = 0x40;
 	bad.buf_fmt = 0x11;
 	srpt_os_cmd *local = send_cmd(*ch_, iu::cmd(bad));
 	ASSERT_NE(nullptr, local);
 	fake::take_trace();
-	send_iu(*ch_, read_cmd(5));
+	send_iu(*ch_, read_cmd(0x50));
 	EXPECT_TRUE(trace_of({"cmd_init"}).empty());
 	ASSERT_TRUE(fake::complete_send(local, true));
-	EXPECT_EQ(std::vector<std::string>{"cmd_init tag 0x5"}, trace_of({"cmd_init"}));
+	EXPECT_EQ(std::vector<std::string>{"cmd_init tag 0x50"}, trace_of({"cmd_init"}));
 	/* A kick may have been posted meanwhile; its completion finds nothing. */
 	while (ch_->zero_writes_pending)
 		ASSERT_TRUE(fake::complete_zero_write(*ch_, true));
@@ -1611,9 +1644,9 @@ TEST_F(Datapath, WaitingIusKeepTheirOrder)
 	 * arrives while others wait must not overtake them (an ABORT TASK
 	 * would overtake the command it aborts).
 	 */
-	live(4);
+	live(kSmallQpWr);
 	std::vector<srpt_os_cmd *> held;
-	for (std::uint64_t t = 1; t <= 4; t++)
+	for (std::uint64_t t = 1; t <= kSmallDepth; t++)
 		held.push_back(send_cmd(*ch_, read_cmd(t)));
 	fake::take_trace();
 	lio_respond(held[0], 0, true);			/* a credit and its buffer back */

@@ -492,7 +492,8 @@ TEST_F(MadRecv, QueueDepthFollowsTheDeviceAndUseSrq)
 	const Mad req = request(0x01, 0x0011, 1);
 	const std::uint64_t guid = 0x0002c90300a1b2c0ull;
 
-	EXPECT_TRUE(recv(d, 1, req, ioc_profile_of(guid, vendor_, 0x1003, 0x1b0, 64, 8276, 65536, req)));
+	/* Without SRQ: a channel's receive ring, max_qp_wr less the drain's slot. */
+	EXPECT_TRUE(recv(d, 1, req, ioc_profile_of(guid, vendor_, 0x1003, 0x1b0, 63, 8276, 65536, req)));
 
 	srpt_tport *t = create_tport(fake::guid_name(d, 1));
 	ASSERT_NE(nullptr, t);
@@ -504,7 +505,7 @@ TEST_F(MadRecv, QueueDepthFollowsTheDeviceAndUseSrq)
 	ASSERT_EQ(0, srpt_core_param_set(SRPT_PARAM_SRQ_SIZE, "100"));
 	EXPECT_TRUE(recv(d, 1, req, ioc_profile_of(guid, vendor_, 0x1003, 0x1b0, 100, 8276, 65536, req)));
 	/* Port 2 has its own attributes: no SRQ there. */
-	EXPECT_TRUE(recv(d, 2, req, ioc_profile_of(guid, vendor_, 0x1003, 0x1b0, 64, 8276, 65536, req)));
+	EXPECT_TRUE(recv(d, 2, req, ioc_profile_of(guid, vendor_, 0x1003, 0x1b0, 63, 8276, 65536, req)));
 }
 
 TEST_F(MadRecv, RdmaSizeIsThePortsAttribute)
