@@ -187,6 +187,14 @@ int Channel::login(Device *dev, u32 port_num, srpt_os_channel *os, const srpt_lo
 	if (ret)
 		return abort_login(RejectReason::kInsufficientResources,
 				   "creating the queue pair or its buffers failed", ret);
+	/*
+	 * Made now: once the session opens, an ACL rmdir may find it and
+	 * wait for the channel's release, so nothing after it may fail.
+	 */
+	SpareNexus spare = Logins::make_spare();
+	if (!spare)
+		return abort_login(RejectReason::kInsufficientResources, "out of memory",
+				   -ktl::kENOMEM);
 
 	/*
 	 * A refusal decided under the logins mutex is carried out after it:
@@ -212,10 +220,8 @@ int Channel::login(Device *dev, u32 port_num, srpt_os_channel *os, const srpt_lo
 			refusal = {ret == -ktl::kENOMEM ? RejectReason::kInsufficientResources
 							: RejectReason::kUnableEstablishChannel,
 				   "no ACL of an enabled TPG admits the initiator", ret};
-		} else if ((ret = port->logins().add_channel_locked(ch, check.multichannel,
-								       &rsp_flags))) {
-			srpt_os_channel_close_session(os);
-			refusal = {RejectReason::kInsufficientResources, "out of memory", ret};
+		} else {
+			port->logins().add_channel_locked(ch, check.multichannel, spare, &rsp_flags);
 		}
 	}
 	if (refusal.err)

@@ -90,17 +90,26 @@ Nexus *Logins::find_nexus_locked(const u8 i_port_id[16], const u8 t_port_id[16])
 	return nullptr;
 }
 
-int Logins::add_channel_locked(Channel *ch, bool multichannel, u8 *rsp_flags)
+void free_nexus(Nexus *n)
+{
+	delete n;
+}
+
+SpareNexus Logins::make_spare()
+{
+	ktl::AllocChecker ac;
+	Nexus *n = new (&ac) Nexus;
+
+	return SpareNexus(ac.check() ? n : nullptr);
+}
+
+void Logins::add_channel_locked(Channel *ch, bool multichannel, SpareNexus &spare, u8 *rsp_flags)
 {
 	const LoginRequest &req = ch->request();
 	Nexus *nexus = find_nexus_locked(req.initiator_port_id, req.target_port_id);
 
 	if (!nexus) {
-		ktl::AllocChecker ac;
-
-		nexus = new (&ac) Nexus;
-		if (!ac.check())
-			return -ktl::kENOMEM;
+		nexus = spare.release();
 		__builtin_memcpy(nexus->i_port_id, req.initiator_port_id, 16);
 		__builtin_memcpy(nexus->t_port_id, req.target_port_id, 16);
 		nexus->id = g_next_session_id.fetch_add(1, ktl::MemoryOrder::relaxed);
@@ -125,7 +134,6 @@ int Logins::add_channel_locked(Channel *ch, bool multichannel, u8 *rsp_flags)
 	nexus->channels.push_back(ch);
 	channels_++;
 	*rsp_flags = flags;
-	return 0;
 }
 
 void Logins::remove_channel(Channel *ch)

@@ -10,6 +10,7 @@
 
 #include <ktl/list.h>
 #include <ktl/lock.h>
+#include <ktl/owned.h>
 #include <ktl/string.h>
 #include <ktl/types.h>
 #include <srpt/channel.h>
@@ -36,6 +37,10 @@ struct Nexus {
 	ktl::ListNode port_node;	/* on Logins::nexuses_ */
 };
 
+void free_nexus(Nexus *n);
+/* A nexus made ahead, for a login that may need it (Logins::add_channel_locked()). */
+using SpareNexus = ktl::Owned<Nexus, free_nexus>;
+
 class Logins {
 public:
 	explicit Logins(RdmaPort &port);
@@ -47,8 +52,18 @@ public:
 	ktl::Mutex &mutex() { return mutex_; }
 	/* Whether a login may proceed now; under mutex(). */
 	bool accepting_locked() const;
-	/* Adds @ch to its I_T nexus (multichannel rules); under mutex(). */
-	[[nodiscard]] int add_channel_locked(Channel *ch, bool multichannel, u8 *rsp_flags);
+	/*
+	 * A nexus for a login to bring to add_channel_locked(), made before
+	 * its LIO session opens; empty when memory is short.
+	 */
+	[[nodiscard]] static SpareNexus make_spare();
+	/*
+	 * Adds @ch to its I_T nexus (multichannel rules); under mutex(). It
+	 * cannot fail, for it runs once the channel's LIO session is on its
+	 * ACL's list, where an rmdir may close it: the first channel of a
+	 * nexus takes @spare, which must not be empty.
+	 */
+	void add_channel_locked(Channel *ch, bool multichannel, SpareNexus &spare, u8 *rsp_flags);
 	/* A released channel leaves; its counts join the port's totals. */
 	void remove_channel(Channel *ch);
 

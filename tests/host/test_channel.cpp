@@ -1248,6 +1248,60 @@ TEST_F(ChannelStates, CloseSessionWaitsUntilReleased)
 		<< fake::log_text();
 }
 
+/*
+ * An ACL rmdir while a login runs out of memory. LIO's
+ * target_shutdown_sessions() takes a session off the ACL's list as soon
+ * as it is there and calls close_session() on its own thread, which
+ * waits for the channel's release. So once a login's session is visible,
+ * nothing of the login may fail: for every allocation the login makes,
+ * failed in turn, the close returns (the fake reports a wait for what
+ * never comes) and nothing is left.
+ */
+TEST_F(ChannelStates, AnAclRemovedWhileALoginRunsOutOfMemory)
+{
+	setup_target(SRPT_PORT_ID_GUID, true, 8);
+	fake::config().max_real_wait_ms = 20;
+	const long allocs = fake::live_allocs();
+	int closes = 0;
+	for (long n = 1; n < 100; n++) {
+		SCOPED_TRACE("allocation " + std::to_string(n));
+		srpt_os_channel &ch = new_channel();
+		std::atomic<bool> visible{false};
+		ch.acl = [&](srpt_os_tpg *, const std::string &) {
+			visible = true;
+			return 0;
+		};
+		std::thread rmdir;
+		fake::set_mutex_unlock_hook([&] {
+			if (!visible || fake::mutexes_held())
+				return true;
+			srpt_channel *core = ch.core;
+			rmdir = std::thread([core] { srpt_core_close_session(core); });
+			return false;
+		});
+		fake::fail_alloc(n);
+		const long failed = fake::failed_allocs();
+		const int ret = login(ch, priv(login_req(), SRPT_CM_RDMA));
+		fake::fail_alloc(0);
+		fake::set_mutex_unlock_hook(nullptr);
+		const bool hit = fake::failed_allocs() != failed;
+		if (rmdir.joinable()) {
+			rmdir.join();
+			closes++;
+		}
+		fake::run_work();
+		EXPECT_EQ(0u, fake::live_channels()) << "the login " << (ret ? "failed" : "succeeded");
+		EXPECT_EQ(0, srpt::live_count(srpt::Live::kChannel));
+		EXPECT_EQ(0u, port_of(*dev_, 1)->logins().channel_count());
+		EXPECT_EQ(allocs, fake::live_allocs());
+		const auto v = fake::take_violations();
+		ASSERT_TRUE(v.empty()) << v[0];
+		if (!hit)
+			break;
+	}
+	EXPECT_LE(1, closes) << "no rmdir found a session";
+}
+
 TEST_F(ChannelStates, TpgDisableLogsOutItsChannelsOnly)
 {
 	setup_target();
