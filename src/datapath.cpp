@@ -701,7 +701,15 @@ void Cmd::queue_tm_response(srpt_tmr_response r)
 void Cmd::send_done(bool ok, u64 now_ns)
 {
 	Channel *ch = ch_;
-	const CmdState prev = set_state(CmdState::kDone);
+	const CmdState prev =
+		set_state_from(CmdState::kCmdRspSent, CmdState::kMgmtRspSent, CmdState::kDone);
+
+	/* Only a response posted completes: a stray completion must not end the command. */
+	if (prev != CmdState::kCmdRspSent && prev != CmdState::kMgmtRspSent) {
+		srpt_os_log(SRPT_LOG_ERR, "%s: command %#llx: send completion in state %s\n",
+			    ch->name(), tag, cmd_state_name(prev));
+		return;
+	}
 	const u32 held = sq_held_;
 
 	sq_held_ = 0;
@@ -716,10 +724,7 @@ void Cmd::send_done(bool ok, u64 now_ns)
 		ch->io().stats().add_cq<Stat::kBytesRead>(read_bytes_);
 	if (start_ns)
 		ch->io().stats().latency(now_ns - start_ns);
-	if (prev != CmdState::kCmdRspSent && prev != CmdState::kMgmtRspSent)
-		srpt_os_log(SRPT_LOG_ERR, "%s: command %#llx: send completion in state %s\n",
-			    ch->name(), tag, cmd_state_name(prev));
-	else if (local)
+	if (local)
 		release();
 	else
 		srpt_os_cmd_done(os.get());	/* LIO releases the command */

@@ -240,23 +240,37 @@ TEST_F(Login, RaceUseSrqFlipsWhileLoginsRun)
 	ASSERT_EQ(0, srpt_core_param_set(SRPT_PARAM_SRQ_SIZE, "16"));
 	setup_target();
 	std::atomic<bool> stop{false};
+	std::atomic<int> flips{0};
 	std::thread flipper([&] {
 		for (int i = 0; !stop.load(); i++) {
 			EXPECT_EQ(2, srpt_core_tpg_attrib_store(tpg_, SRPT_ATTRIB_USE_SRQ,
 								i % 2 ? "0\n" : "1\n", 2));
+			flips++;
 			std::this_thread::sleep_for(std::chrono::milliseconds(1));
 		}
 	});
-	int accepted = 0;
-	for (int i = 0; i < 200; i++) {
+	/* Logins start once the flipper runs, and keep going until it flipped a few times. */
+	while (flips.load() == 0)
+		std::this_thread::yield();
+	int accepted = 0, refused = 0, flips_during = 0;
+	for (int i = 0; i < 200 || flips_during < 10; i++) {
 		srpt_os_channel &ch = new_channel();
+		const int before = flips.load();
 		if (login(ch, priv(login_req(), SRPT_CM_RDMA)) == 0 && ch.accepted())
 			accepted++;
+		else
+			refused++;
+		flips_during += flips.load() != before;
+		ASSERT_LT(i, 20000) << "the flipper stalled";
 	}
 	stop = true;
 	flipper.join();
 	fake::run_work();
-	std::printf("%d of 200 logins accepted while use_srq flipped\n", accepted);
+	/* The race ran: flips landed inside logins, and logins still got through. */
+	EXPECT_LE(10, flips_during);
+	EXPECT_LT(0, accepted) << refused << " refused";
+	for (const std::string &l : {"use_srq was switched", "logging out"})
+		EXPECT_LT(0, fake::log_count(l)) << "no login met a flip: " << l;
 	/* Once it settles, a login goes through and serves I/O. */
 	srpt_os_channel &ch = live_channel(login_req());
 	srpt_os_cmd *c = send_cmd(ch, tur_cmd(1), ch.qp.use_srq ? dev_ : nullptr);

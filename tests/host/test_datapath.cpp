@@ -1221,10 +1221,12 @@ TEST_F(Datapath, ResponsesInUnexpectedStates)
 	lio_respond(c);	/* after it is done */
 	EXPECT_EQ(1u, c->responses.size());
 	EXPECT_EQ(1, fake::log_count("command 0x91: response in state done"));
+	EXPECT_EQ(0u, in_flight(*ch_)) << "the late response took nothing back out";
 
 	/* An RDMA READ completion for a command that is not waiting for data. */
 	srpt_os_cmd *d = send_cmd(*ch_, tur_cmd(0x92));
 	const int execs = d->execute_calls, dones = d->done_calls;
+	const std::size_t rsps = d->responses.size();
 	srpt_core_rdma_done(d->core, 1);
 	EXPECT_EQ(execs, d->execute_calls);
 	EXPECT_EQ(1, fake::log_count("command 0x92: RDMA completion in state new"));
@@ -1233,21 +1235,36 @@ TEST_F(Datapath, ResponsesInUnexpectedStates)
 	EXPECT_EQ(dones, d->done_calls);
 	EXPECT_EQ(1, fake::log_count("command 0x92: send completion in state new"));
 	EXPECT_EQ(slots, sq());
+	/* Neither changed the command: it is still answered and released as usual. */
+	EXPECT_EQ(static_cast<int>(CmdState::kNew), cmd_state(d));
+	EXPECT_EQ(1u, in_flight(*ch_));
+	lio_respond(d);
+	ASSERT_EQ(rsps + 1, d->responses.size());
+	EXPECT_EQ(0x92u, last_rsp(d).tag);
+	EXPECT_EQ(slots - 1, sq());
+	lio_finish(d);
+	EXPECT_EQ(dones + 1, d->done_calls);
+	EXPECT_EQ(slots, sq());
+	EXPECT_EQ(0u, in_flight(*ch_));
 
 	/* A response while the write data comes in leaves the command waiting for it. */
 	srpt_os_cmd *w = send_cmd(*ch_, write_cmd(0x93));
 	ASSERT_NE(nullptr, w);
+	const std::size_t w_rsps = w->responses.size();
+	const int w_execs = w->execute_calls;
 	ASSERT_EQ(0, srpt_core_write_pending(w->core));
 	lio_respond(w);
 	EXPECT_EQ(1, fake::log_count("command 0x93: response in state need data"))
 		<< fake::log_text();
 	EXPECT_EQ(static_cast<int>(CmdState::kNeedData), cmd_state(w));
 	ASSERT_TRUE(fake::complete_rdma(w, true));
-	EXPECT_TRUE(w->responses.empty()) << "a response LIO never asked for";
-	EXPECT_EQ(1, w->execute_calls) << "the data is in: LIO executes";
+	EXPECT_EQ(w_rsps, w->responses.size()) << "a response LIO never asked for";
+	EXPECT_EQ(w_execs + 1, w->execute_calls) << "the data is in: LIO executes";
 	lio_respond(w);
 	lio_finish(w);
-	EXPECT_EQ(1u, w->responses.size());
+	EXPECT_EQ(w_rsps + 1, w->responses.size());
+	EXPECT_EQ(0x93u, last_rsp(w).tag);
+	EXPECT_EQ(0u, in_flight(*ch_));
 }
 
 TEST_F(Datapath, UnknownIusAreDroppedAndTheirBuffersReposted)
