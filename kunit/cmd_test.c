@@ -494,8 +494,10 @@ static void cmd_released_in_submit_reposts_once(struct kunit *test)
  */
 static void cmd_waits_for_free_send_context(struct kunit *test)
 {
+	/* The smallest device (kMinDeviceQpWr): the drain takes a receive slot. */
+	const u32 max_qp_wr = 8, n = max_qp_wr - 1, sq = max_qp_wr - 4;
 	const struct srpt_cmd_status good = { .scsi_status = 0 };
-	struct srpt_os_cmd *cmds[4];
+	struct srpt_os_cmd *cmds[7];
 	struct srpt_os_channel *ch;
 	struct srpt_channel *core;
 	struct srpt_os_recv *r;
@@ -503,8 +505,8 @@ static void cmd_waits_for_free_send_context(struct kunit *test)
 	u8 *iu = iu_buf(test);
 	int i;
 
-	core = live_channel(test, 4, false, &ch);
-	for (i = 0; i < 4; i++) {
+	core = live_channel(test, max_qp_wr, false, &ch);
+	for (i = 0; i < n; i++) {
 		cmd_iu(iu, i, 0x00);		/* TEST UNIT READY */
 		mark = ch->n_log;
 		tf_send_iu(test, ch, iu, sizeof(struct srp_cmd));
@@ -513,11 +515,11 @@ static void cmd_waits_for_free_send_context(struct kunit *test)
 		KUNIT_ASSERT_NOT_NULL(test, cmds[i]);
 		KUNIT_EXPECT_EQ(test, cmds[i]->info.dir, SRPT_DATA_NONE);
 	}
-	expect_credits(test, core, 0, 0, 4);
+	expect_credits(test, core, 0, 0, sq);
 
 	srpt_core_queue_response(cmds[0]->core, good, 0);
 	mark = ch->n_log;
-	cmd_iu(iu, 4, 0x00);
+	cmd_iu(iu, n, 0x00);
 	r = tf_send_iu(test, ch, iu, sizeof(struct srp_cmd));
 	TF_EXPECT_NO_CALLS(test, ch, mark);
 	KUNIT_EXPECT_FALSE(test, fake_recv_is_posted(r));
@@ -530,17 +532,17 @@ static void cmd_waits_for_free_send_context(struct kunit *test)
 	TF_EXPECT_CALLS(test, ch, mark, FAKE_CMD_DONE, FAKE_CMD_RELEASE_DATA, FAKE_ZERO_WRITE,
 			FAKE_CMD_INIT, FAKE_CMD_SUBMIT);
 	KUNIT_EXPECT_PTR_EQ(test, ch->last_cmd, cmds[0]);
-	KUNIT_EXPECT_EQ(test, cmds[0]->info.tag, 4ULL);
+	KUNIT_EXPECT_EQ(test, cmds[0]->info.tag, (u64)n);
 	KUNIT_EXPECT_FALSE(test, fake_recv_is_posted(r));	/* the command holds it */
 
-	for (i = 0; i < 4; i++) {
+	for (i = 0; i < n; i++) {
 		srpt_core_queue_response(cmds[i]->core, good, 0);
 		KUNIT_ASSERT_EQ(test, fake_channel_complete(ch, FAKE_WR_SEND, true), 0);
 		srpt_core_release_cmd(cmds[i]->core);
 	}
 	KUNIT_EXPECT_TRUE(test, fake_recv_is_posted(r));
-	KUNIT_EXPECT_EQ(test, fake_recv_posted(NULL, ch), 4U);
-	expect_credits(test, core, 4, 0, 4);
+	KUNIT_EXPECT_EQ(test, fake_recv_posted(NULL, ch), n);
+	expect_credits(test, core, n, 0, sq);
 	KUNIT_EXPECT_EQ(test, fake_channel_outstanding(ch), 0U);
 }
 

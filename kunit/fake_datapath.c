@@ -148,6 +148,16 @@ unsigned int fake_lio_calls(struct srpt_os_channel *ch)
 
 /* ---- The send queue and its completions ---- */
 
+/* A CQ that may overrun is a violation: a real HCA loses completions. */
+static void check_cq(struct srpt_os_channel *ch)
+{
+	const char *why = srpt_qp_model_cq_overrun(&ch->qpm);
+
+	if (why)
+		violation("%s: %u receives, %u signalled sends, CQ of %u", why, ch->qpm.rq_posted,
+			  ch->qpm.signaled, ch->qpm.cq_size);
+}
+
 static void deliver(struct srpt_os_channel *ch, const struct fake_wr *wr, bool ok)
 {
 	switch (wr->kind) {
@@ -163,19 +173,26 @@ static void deliver(struct srpt_os_channel *ch, const struct fake_wr *wr, bool o
 	}
 }
 
+/*
+ * A chain of @wrs send WRs that signals once. One that does not fit is
+ * refused (-ENOMEM); for a chain that is a violation too, as a real HCA
+ * posts the WRs that fit and nobody can take them back.
+ */
 static int sq_push(struct srpt_os_channel *ch, enum fake_wr_kind kind,
-		   struct srpt_os_cmd *cmd)
+		   struct srpt_os_cmd *cmd, unsigned int wrs)
 {
 	unsigned long flags;
-	bool destroyed, full, kick;
+	bool destroyed, full, fits, kick;
 
 	spin_lock_irqsave(&ch->lock, flags);
 	destroyed = !ch->contract.qp;
 	full = ch->sq_len == FAKE_SQ_DEPTH;
-	if (!destroyed && !full) {
+	fits = srpt_qp_model_send_fits(&ch->qpm, wrs);
+	if (!destroyed && !full && fits) {
 		ch->sq[(ch->sq_head + ch->sq_len) % FAKE_SQ_DEPTH] =
-			(struct fake_wr){ .kind = kind, .cmd = cmd };
+			(struct fake_wr){ .kind = kind, .cmd = cmd, .wrs = wrs };
 		ch->sq_len++;
+		srpt_qp_model_post_send(&ch->qpm, wrs, 1);
 	}
 	kick = ch->auto_complete;
 	spin_unlock_irqrestore(&ch->lock, flags);
@@ -184,9 +201,17 @@ static int sq_push(struct srpt_os_channel *ch, enum fake_wr_kind kind,
 		return -EINVAL;
 	}
 	if (full) {
-		violation("more than %d outstanding send work requests", FAKE_SQ_DEPTH);
+		violation("more than %d outstanding send work requests (the double's own limit)",
+			  FAKE_SQ_DEPTH);
 		return -ENOMEM;
 	}
+	if (!fits) {
+		if (wrs > 1)
+			violation("a chain of %u send WRs with %u of %u slots in use", wrs,
+				  ch->qpm.sq_used, ch->qpm.sq_slots);
+		return -ENOMEM;
+	}
+	check_cq(ch);
 	if (kick)
 		queue_work(system_wq, &ch->cq_work);
 	return 0;
@@ -207,6 +232,7 @@ static int sq_pop(struct srpt_os_channel *ch, int kind, struct fake_wr *wr, bool
 		*wr = ch->sq[ch->sq_head];
 		ch->sq_head = (ch->sq_head + 1) % FAKE_SQ_DEPTH;
 		ch->sq_len--;
+		srpt_qp_model_send_done(&ch->qpm, wr->wrs, 1);
 		/* A QP in the error state flushes what it has not executed. */
 		*ok = !ch->qp_error;
 	}
@@ -293,6 +319,9 @@ int srpt_os_channel_create_qp(struct srpt_os_channel *ch, struct srpt_channel *c
 	ch->qp = *p;
 	if (ch->create_qp_err)
 		return ch->create_qp_err;
+	/* What ib_create_qp() refuses on a real HCA. */
+	if (srpt_qp_model_create(&ch->qpm, p, &ch->dev->info, 0, 0))
+		return -EINVAL;
 	contract_check(ch, SRPT_CONTRACT_CREATE_QP);
 	if (p->use_srq && !ch->dev->srq)
 		violation("a QP on a missing SRQ");
@@ -391,7 +420,7 @@ int srpt_os_channel_post_zero_write(struct srpt_os_channel *ch)
 	contract_check(ch, SRPT_CONTRACT_ZERO_WRITE);
 	if (ch->zero_write_err)
 		return ch->zero_write_err;
-	return sq_push(ch, FAKE_WR_ZERO_WRITE, NULL);
+	return sq_push(ch, FAKE_WR_ZERO_WRITE, NULL, 1);
 }
 
 void srpt_os_channel_close_session(struct srpt_os_channel *ch)
@@ -427,6 +456,14 @@ void srpt_os_channel_destroy_qp(struct srpt_os_channel *ch)
 	if (!ch->contract.qp)
 		return;
 	cancel_work_sync(&ch->cq_work);
+	{
+		const char *why = srpt_qp_model_drain(&ch->qpm);
+
+		if (why)
+			violation("%s: %u of %u send WRs in use, %u of %u receives posted", why,
+				  ch->qpm.sq_used, ch->qpm.sq_slots, ch->qpm.rq_posted,
+				  ch->qpm.rq_slots);
+	}
 	spin_lock_irqsave(&ch->lock, flags);
 	ch->qp_error = true;
 	spin_unlock_irqrestore(&ch->lock, flags);
@@ -439,6 +476,7 @@ void srpt_os_channel_destroy_qp(struct srpt_os_channel *ch)
 		list_for_each_entry_safe(r, tmp, &flushed, post_node) {
 			spin_lock_irqsave(&fake_recv_lock, flags);
 			list_del_init(&r->post_node);
+			srpt_qp_model_recv_done(&ch->qpm);
 			spin_unlock_irqrestore(&fake_recv_lock, flags);
 			srpt_core_recv_done(ch->core, r->core, 0, 0, local_clock());
 		}
@@ -520,7 +558,7 @@ int srpt_os_recv_post(struct srpt_os_device *dev, struct srpt_os_channel *ch,
 {
 	struct list_head *queue;
 	unsigned long flags;
-	bool twice;
+	bool twice, full;
 
 	if (ch) {
 		if (!record(ch, FAKE_RECV_POST))
@@ -544,17 +582,26 @@ int srpt_os_recv_post(struct srpt_os_device *dev, struct srpt_os_channel *ch,
 		violation("posting a receive buffer of another device");
 	spin_lock_irqsave(&fake_recv_lock, flags);
 	twice = !list_empty(&r->post_node);
-	if (!twice) {
+	/* A full queue refuses the post, as a real HCA does. */
+	full = !twice && (ch ? srpt_qp_model_post_recv(&ch->qpm) :
+		dev->srq_posts_live >= srpt_qp_model_slots(dev->srq_size, 0));
+	if (!twice && !full) {
 		list_add_tail(&r->post_node, queue);
 		r->posts++;
-		if (!ch)
+		if (!ch) {
 			dev->srq_posts++;
+			dev->srq_posts_live++;
+		}
 	}
 	spin_unlock_irqrestore(&fake_recv_lock, flags);
 	if (twice) {
 		violation("receive buffer %p posted twice", r);
 		return -EINVAL;
 	}
+	if (full)
+		return -ENOMEM;
+	if (ch)
+		check_cq(ch);
 	return 0;
 }
 
@@ -567,8 +614,13 @@ struct srpt_os_recv *fake_recv_take(struct srpt_os_device *dev, struct srpt_os_c
 	if (ch || dev->srq) {
 		r = list_first_entry_or_null(ch ? &ch->rq : &dev->srq_posted,
 					     struct srpt_os_recv, post_node);
-		if (r)
+		if (r) {
 			list_del_init(&r->post_node);
+			if (ch)
+				srpt_qp_model_recv_done(&ch->qpm);
+			else
+				dev->srq_posts_live--;
+		}
 	}
 	spin_unlock_irqrestore(&fake_recv_lock, flags);
 	return r;
@@ -619,6 +671,7 @@ void srpt_os_srq_destroy(struct srpt_os_device *dev)
 	spin_lock_irqsave(&fake_recv_lock, flags);
 	list_for_each_entry_safe(r, tmp, &dev->srq_posted, post_node)
 		list_del_init(&r->post_node);
+	dev->srq_posts_live = 0;
 	spin_unlock_irqrestore(&fake_recv_lock, flags);
 	dev->srq = false;
 }
@@ -707,6 +760,7 @@ static void fake_cmd_rdma_reset(struct srpt_os_cmd *cmd)
 	cmd->posted = 0;
 	cmd->kept = false;
 	cmd->sent_bytes = 0;
+	cmd->map_wrs = 0;
 }
 
 int srpt_os_cmd_buf_add(struct srpt_os_cmd *cmd, u32 count, enum srpt_data_dir dir, u64 va,
@@ -756,6 +810,7 @@ int srpt_os_cmd_rdma_map(struct srpt_os_cmd *cmd, u32 buf, u32 off, u32 len)
 		return cmd->ch->rdma_map_err;
 	cmd->mapped |= BIT(buf);
 	cmd->sent_bytes += len;
+	cmd->map_wrs += cmd->ch->rdma_map_wrs ? cmd->ch->rdma_map_wrs : 1;
 	return cmd->ch->rdma_map_wrs ? cmd->ch->rdma_map_wrs : 1;
 }
 
@@ -767,6 +822,10 @@ void srpt_os_cmd_rdma_unmap(struct srpt_os_cmd *cmd, u32 buf)
 		return;
 	if (cmd->kept)
 		violation("rdma_unmap of a kept buffer");
+	/* Mapped and never posted: its WRs will not go. */
+	if ((cmd->mapped & ~cmd->posted) & BIT(buf))
+		cmd->map_wrs -= min(cmd->map_wrs,
+				    cmd->ch->rdma_map_wrs ? (unsigned int)cmd->ch->rdma_map_wrs : 1U);
 	cmd->mapped &= ~BIT(buf);
 	cmd->posted &= ~BIT(buf);
 }
@@ -821,7 +880,10 @@ int srpt_os_cmd_post(struct srpt_os_cmd *cmd, u32 rsp_len, u32 kept_len, u32 map
 {
 	struct srpt_os_channel *ch = cmd->ch;
 	u32 now = cmd->mapped & ~cmd->posted;
+	/* The mapped buffers' WRs, the kept buffer's one, the response's. */
+	unsigned int wrs = cmd->map_wrs + (kept_len ? 1 : 0) + (rsp_len ? 1 : 0);
 	unsigned long flags;
+	int ret;
 
 	if (!cmd_record(cmd, rsp_len ? FAKE_CMD_POST_RESPONSE : FAKE_CMD_POST_RDMA))
 		return -EINVAL;
@@ -843,8 +905,12 @@ int srpt_os_cmd_post(struct srpt_os_cmd *cmd, u32 rsp_len, u32 kept_len, u32 map
 	if (!rsp_len) {
 		if (ch->post_rdma_err)
 			return ch->post_rdma_err;
-		cmd->posted |= now;
-		return sq_push(ch, FAKE_WR_RDMA, cmd);
+		ret = sq_push(ch, FAKE_WR_RDMA, cmd, wrs);
+		if (!ret) {
+			cmd->posted |= now;
+			cmd->map_wrs = 0;
+		}
+		return ret;
 	}
 	if (rsp_len > cmd->rsp_size || rsp_len > sizeof(ch->sent)) {
 		violation("a %u-byte response in a %u-byte buffer", rsp_len, cmd->rsp_size);
@@ -858,8 +924,12 @@ int srpt_os_cmd_post(struct srpt_os_cmd *cmd, u32 rsp_len, u32 kept_len, u32 map
 	spin_unlock_irqrestore(&ch->lock, flags);
 	if (ch->post_response_err)
 		return ch->post_response_err;
-	cmd->posted |= now;
-	return sq_push(ch, FAKE_WR_SEND, cmd);
+	ret = sq_push(ch, FAKE_WR_SEND, cmd, wrs);
+	if (!ret) {
+		cmd->posted |= now;
+		cmd->map_wrs = 0;
+	}
+	return ret;
 }
 
 void srpt_os_cmd_put(struct srpt_os_cmd *cmd)

@@ -15,6 +15,10 @@
  *    fake_channel_complete(), or, after fake_channel_auto_complete(), a
  *    work item completes them like a CQ does (flushed once the QP is in
  *    the error state);
+ *  - the QP as a real HCA holds it (tests/doubles/qp_model.h, shared with
+ *    the host double): queues exactly as large as asked, a post beyond
+ *    them refused, a slot for the drain on each queue, a CQ that never
+ *    overruns;
  *  - srpt_os_channel_destroy_qp() drains like ib_drain_qp(): every
  *    outstanding work request and posted receive completes with a flush
  *    error, in the calling thread, before it returns.
@@ -39,6 +43,7 @@
 #include <srpt/abi.h>
 
 #include "../tests/doubles/channel_contract.h"
+#include "../tests/doubles/qp_model.h"
 
 #define FAKE_MAX_ACLS 4
 #define FAKE_MAX_TRIED 4
@@ -97,6 +102,7 @@ enum fake_wr_kind {
 struct fake_wr {
 	enum fake_wr_kind kind;
 	struct srpt_os_cmd *cmd;	/* RDMA and SEND */
+	unsigned int wrs;		/* send queue slots it takes */
 };
 
 /*
@@ -137,6 +143,7 @@ struct srpt_os_channel {
 	unsigned int n_log;
 	struct srpt_channel *core;	/* from create_qp */
 	struct srpt_qp_params qp;	/* of the last create_qp */
+	struct srpt_qp_model qpm;	/* the QP the device made of it */
 	/* Where it stands in the contract both doubles enforce. */
 	struct srpt_contract contract;
 	bool qp_error;
@@ -212,6 +219,7 @@ struct srpt_os_cmd {
 	u32 mapped;			/* bit n: buffer n mapped (rdma_map) */
 	u32 posted;			/* ... and posted (bit 0 of a kept buffer: posted once) */
 	bool kept;			/* buffer 0 is kept: buf_add said SRPT_BUF_KEPT */
+	unsigned int map_wrs;		/* send WRs of the buffers mapped and not posted */
 	u32 sent_bytes;			/* bytes of the transfers posted */
 	u64 tmr_lun;			/* submit_tmr */
 	u64 tmr_task_tag;

@@ -34,6 +34,8 @@ struct fake_ib_port {
 
 struct srpt_os_device {
 	struct fake_ib_port port[FAKE_IB_MAX_PORTS];
+	/* What the test added the device with: the QP model's limits (fake_datapath.c). */
+	struct srpt_device_info info;
 	unsigned int events_start_calls;
 	unsigned int events_stop_calls;
 	bool events;			/* between start and stop */
@@ -49,6 +51,7 @@ struct srpt_os_device {
 	u32 srq_size;
 	unsigned int srq_qps;		/* channel QPs attached to it */
 	struct list_head srq_posted;	/* buffers posted on it, oldest first */
+	unsigned int srq_posts_live;	/* ... how many */
 };
 
 /* An InfiniBand port, ACTIVE, with the GID @prefix:@guid. */

@@ -21,7 +21,7 @@
 #include "target_fixture.h"
 
 /* What the fake device allows and the port's default attributes give. */
-#define DEPTH 128U			/* min(MAX_SRPT_RQ_SIZE, max_qp_wr) */
+#define DEPTH 128U			/* min(MAX_SRPT_RQ_SIZE, max_qp_wr - 1) */
 #define MAX_RSP_SIZE 256U		/* srp_max_rsp_size */
 #define SQ_SIZE 4096U			/* srp_sq_size */
 
@@ -84,10 +84,10 @@ static void login_rdma_cm_accepted(struct kunit *test)
 	core = tf_login_ok(test, ch, &l);
 
 	expect_accept_calls(test, ch, DEPTH, 1);
-	KUNIT_EXPECT_EQ(test, ch->qp.rq_size, DEPTH);
+	KUNIT_EXPECT_EQ(test, ch->qp.max_recv_wr, DEPTH + 1);	/* and the drain's */
 	KUNIT_EXPECT_EQ(test, ch->qp.max_rdma_ctxs, SQ_SIZE / 2);
 	KUNIT_EXPECT_EQ(test, ch->qp.max_send_wr, SQ_SIZE / 2 + 4);
-	KUNIT_EXPECT_EQ(test, ch->qp.cq_size, DEPTH + SQ_SIZE + 4);
+	KUNIT_EXPECT_EQ(test, ch->qp.cq_size, DEPTH + 1 + SQ_SIZE / 2 + 4);
 	KUNIT_EXPECT_FALSE(test, ch->qp.use_srq);
 	KUNIT_EXPECT_EQ(test, fake_recv_posted(&f->os, ch), DEPTH);
 	KUNIT_EXPECT_EQ(test, fake_live_recvs(), (int)DEPTH);
@@ -131,7 +131,8 @@ static void login_ib_cm_accepted(struct kunit *test)
 	struct srpt_os_recv *r;
 	struct tf_login l;
 
-	tf_setup(test, SRPT_PORT_ID_GID, depth, acls);
+	/* The drain takes the device's last receive slot. */
+	tf_setup(test, SRPT_PORT_ID_GID, depth + 1, acls);
 	ch = tf_channel(test);
 	tf_default_login(&l, SRPT_CM_IB, it_iu_len);
 	l.flags |= SRP_IMMED_REQUESTED;
@@ -139,8 +140,9 @@ static void login_ib_cm_accepted(struct kunit *test)
 	tf_login_ok(test, ch, &l);
 
 	expect_accept_calls(test, ch, depth, 2);
-	KUNIT_EXPECT_EQ(test, ch->qp.rq_size, depth);
-	KUNIT_EXPECT_EQ(test, ch->qp.max_rdma_ctxs, depth);
+	KUNIT_EXPECT_EQ(test, ch->qp.max_recv_wr, depth + 1);
+	/* The commands' share leaves max_qp_wr room for the core's own WRs. */
+	KUNIT_EXPECT_EQ(test, ch->qp.max_rdma_ctxs, depth + 1 - 4);
 	/* "0x" + the initiator port id first, then without. */
 	KUNIT_EXPECT_EQ(test, ch->n_tried, 2U);
 	KUNIT_EXPECT_STREQ(test, ch->tried[0], TF_I_PORT_NAME);
@@ -305,7 +307,7 @@ static void login_rejects_when_no_queue_pair(struct kunit *test)
 	/* 4096, 2048, ..., 16 */
 	KUNIT_EXPECT_EQ(test, ch->calls[FAKE_CREATE_QP], 9U);
 	KUNIT_EXPECT_EQ(test, ch->qp.max_rdma_ctxs, 8U);
-	KUNIT_EXPECT_EQ(test, ch->qp.cq_size, DEPTH + 16 + 4);
+	KUNIT_EXPECT_EQ(test, ch->qp.cq_size, DEPTH + 1 + 8 + 4);
 	KUNIT_EXPECT_EQ(test, ch->calls[FAKE_OPEN_SESSION], 0U);
 }
 

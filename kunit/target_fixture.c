@@ -80,6 +80,7 @@ void tf_setup(struct kunit *test, enum srpt_port_id_kind kind, u32 max_qp_wr,
 		KUNIT_ASSERT_LT(test, i, FAKE_MAX_ACLS);
 		f->os_tpg.acls[i] = acls[i];
 	}
+	f->os.info = info;
 	KUNIT_ASSERT_EQ(test, srpt_core_device_add(&f->os, &info, &f->dev), 0);
 	/* The first device of the run named the target; the logins use it. */
 	KUNIT_ASSERT_EQ(test, param(test, SRPT_PARAM_SERVICE_GUID), TF_NODE_GUID);

@@ -58,48 +58,12 @@ srpt_os_cmd *check_cmd_locked(srpt_os_cmd *c, const char *fn)
 	return c;
 }
 
-/*
- * The slots a device makes for a queue of @n entries: exactly @n on a
- * real HCA's profile; soft-RoCE's rxe_queue_init() rounds @n + 1 up to a
- * power of two and leaves all but one usable.
- */
-srpt_u32 queue_slots(srpt_u32 n)
-{
-	if (!S().config.softroce_queues)
-		return n;
-	srpt_u32 slots = 1;
-	while (slots < n + 1)
-		slots <<= 1;
-	return slots - 1;
-}
-
-/* Send work requests outstanding on @ch's QP: the commands' and the zero-length writes. */
-long sq_used_locked(const srpt_os_channel *ch)
-{
-	long n = ch->zero_writes_pending;
-	for (const srpt_os_cmd *c : S().cmds)
-		if (c->ch == ch)
-			n += c->wrs_pending;
-	return n;
-}
-
-/*
- * Completions that may sit in @ch's CQ at once: one per posted receive
- * (a flushed one stays until polled), per signalled send and per
- * zero-length write, and the two (one with an SRQ) that ib_drain_qp()
- * posts. More than the CQ holds overruns it: a real HCA moves the CQ to
- * an error state and the completions are lost.
- */
+/* A CQ that may overrun is a violation: a real HCA loses completions. */
 void check_cq_locked(const srpt_os_channel *ch, const char *fn)
 {
-	long n = static_cast<long>(ch->posted.size()) + ch->zero_writes_pending;
-	for (const srpt_os_cmd *c : S().cmds)
-		if (c->ch == ch)
-			n += c->sends_pending + c->rdma_pending;
-	n += ch->qp.use_srq ? 1 : 2;
-	if (n > static_cast<long>(ch->qp.cq_size))
-		violation_locked(strf("%s: %ld completions may be due on a CQ of %u (CQ overrun)", fn, n,
-				      ch->qp.cq_size));
+	if (const char *why = srpt_qp_model_cq_overrun(&ch->qpm))
+		violation_locked(strf("%s: %s: %u receives, %u signalled sends, CQ of %u", fn, why,
+				      ch->qpm.rq_posted, ch->qpm.signaled, ch->qpm.cq_size));
 }
 
 /* The buffers of a QP or SRQ are flushed when it goes away. */
@@ -112,8 +76,10 @@ void unpost_locked(srpt_os_channel *ch, srpt_os_device *srq_dev)
 		if (srq_dev && r->posted_on_srq && r->dev == srq_dev)
 			r->posted_on_srq = false;
 	}
-	if (ch)
+	if (ch) {
 		ch->posted.clear();
+		ch->qpm.rq_posted = 0;
+	}
 }
 
 } // namespace
@@ -168,18 +134,9 @@ extern "C" int srpt_os_channel_create_qp(struct srpt_os_channel *os, struct srpt
 		violation_locked("srpt_os_channel_create_qp with use_srq on a device without an SRQ");
 	if (p->max_rdma_ctxs > p->max_send_wr)
 		violation_locked("srpt_os_channel_create_qp: more send WRs for commands than in all");
-	if (p->cq_size == 0)
-		violation_locked("srpt_os_channel_create_qp with an empty CQ");
-	/* What ib_create_qp() refuses on a real HCA (mlx5_ib: -EINVAL). */
-	if (os->dev) {
-		const srpt_device_info &info = os->dev->info;
-		const srpt_u32 rq = p->use_srq ? 0 : p->max_recv_wr;
-
-		if (p->max_send_sge == 0 || p->max_send_sge > info.max_send_sge || rq > info.max_qp_wr ||
-		    p->initiator_depth > info.max_qp_init_rd_atom ||
-		    p->responder_resources > info.max_qp_rd_atom)
-			return -EINVAL;
-	}
+	if (os->dev && srpt_qp_model_create(&os->qpm, p, &os->dev->info, S().config.rdma_extra_wrs != 0,
+					    S().config.softroce_queues))
+		return -EINVAL;
 	/* More RDMA READs than the initiator's request allows break the connection. */
 	if (p->initiator_depth > os->peer_initiator_depth ||
 	    p->responder_resources > os->peer_responder_resources)
@@ -187,16 +144,6 @@ extern "C" int srpt_os_channel_create_qp(struct srpt_os_channel *os, struct srpt
 				      "initiator's %u/%u",
 				      p->initiator_depth, p->responder_resources,
 				      os->peer_initiator_depth, os->peer_responder_resources));
-	/*
-	 * rdma_rw_init_qp() adds a share for rdma_rw's contexts, three WRs
-	 * each where it registers memory, and clamps to the device's maximum.
-	 */
-	const std::uint64_t factor = S().config.rdma_extra_wrs ? 3 : 1;
-	std::uint64_t sq = p->max_send_wr + factor * p->max_rdma_ctxs;
-	if (os->dev)
-		sq = std::min<std::uint64_t>(sq, os->dev->info.max_qp_wr);
-	os->sq_slots = queue_slots(static_cast<srpt_u32>(sq));
-	os->rq_slots = p->use_srq ? 0 : queue_slots(p->max_recv_wr);
 	os->core = core;
 	os->qp = *p;
 	srpt_contract_done(&os->contract, SRPT_CONTRACT_CREATE_QP);
@@ -324,8 +271,9 @@ extern "C" int srpt_os_channel_post_zero_write(struct srpt_os_channel *os)
 		contract_check_locked(os, SRPT_CONTRACT_ZERO_WRITE, "srpt_os_channel_post_zero_write");
 		return -EINVAL;
 	}
-	if (sq_used_locked(os) + 1 > static_cast<long>(os->sq_slots))
+	if (!srpt_qp_model_send_fits(&os->qpm, 1))
 		return -ENOMEM;
+	srpt_qp_model_post_send(&os->qpm, 1, 1);
 	os->zero_writes_pending++;
 	check_cq_locked(os, "srpt_os_channel_post_zero_write");
 	/* Beyond the commands' share, with one left for ib_drain_qp(). */
@@ -387,12 +335,10 @@ extern "C" void srpt_os_channel_destroy_qp(struct srpt_os_channel *os)
 		 */
 		std::lock_guard<std::mutex> g(g_mu);
 		if (os->qp_live()) {
-			if (sq_used_locked(os) + 1 > static_cast<long>(os->sq_slots))
-				violation_locked(strf("ib_drain_sq: no slot for the drain: %ld of %u send WRs in use",
-						      sq_used_locked(os), os->sq_slots));
-			if (!os->qp.use_srq && os->posted.size() + 1 > os->rq_slots)
-				violation_locked(strf("ib_drain_rq: no slot for the drain: %zu of %u receives posted",
-						      os->posted.size(), os->rq_slots));
+			if (const char *why = srpt_qp_model_drain(&os->qpm))
+				violation_locked(strf("%s: %u of %u send WRs in use, %u of %u receives posted",
+						      why, os->qpm.sq_used, os->qpm.sq_slots,
+						      os->qpm.rq_posted, os->qpm.rq_slots));
 		}
 	}
 	/* ib_drain_qp(): everything still outstanding completes, flushed. */
@@ -484,7 +430,7 @@ extern "C" int srpt_os_recv_post(struct srpt_os_device *dev, struct srpt_os_chan
 	if (r->dev != dev)
 		violation_locked("srpt_os_recv_post on another device than the buffer's");
 	/* A full queue refuses the post, as a real HCA does; nothing changes. */
-	if (ch && ch->qp_live() && ch->posted.size() >= ch->rq_slots) {
+	if (ch && ch->qp_live() && srpt_qp_model_post_recv(&ch->qpm)) {
 		ch->recv_lost = true;
 		return -ENOMEM;
 	}
@@ -492,7 +438,7 @@ extern "C" int srpt_os_recv_post(struct srpt_os_device *dev, struct srpt_os_chan
 		std::size_t on_srq = 0;
 		for (const srpt_os_recv *o : S().recvs)
 			on_srq += o->posted_on_srq && o->dev == dev;
-		if (on_srq >= queue_slots(dev->srq_size))
+		if (on_srq >= srpt_qp_model_slots(dev->srq_size, S().config.softroce_queues))
 			return -ENOMEM;
 	}
 	r->received_on = nullptr;
@@ -889,11 +835,12 @@ extern "C" int srpt_os_cmd_post(struct srpt_os_cmd *c, srpt_u32 rsp_len, srpt_u3
 	 * fails at the first that does not (-ENOMEM, bad_wr), and the ones
 	 * posted still complete. Nobody can take them back.
 	 */
-	if (sq_used_locked(c->ch) + wrs > static_cast<long>(c->ch->sq_slots)) {
-		violation_locked(strf("srpt_os_cmd_post of %d WRs with %ld of %u send queue slots in use",
-				      wrs, sq_used_locked(c->ch), c->ch->sq_slots));
+	if (!srpt_qp_model_send_fits(&c->ch->qpm, static_cast<unsigned>(wrs))) {
+		violation_locked(strf("srpt_os_cmd_post of %d WRs with %u of %u send queue slots in use",
+				      wrs, c->ch->qpm.sq_used, c->ch->qpm.sq_slots));
 		return -ENOMEM;
 	}
+	srpt_qp_model_post_send(&c->ch->qpm, static_cast<unsigned>(wrs), 1);
 	for (const srpt_os_cmd::Xfer &x : now) {
 		c->rdma[x.buf].posted = true;
 		c->xfers.push_back(x);
@@ -982,6 +929,7 @@ std::size_t flush_qp(srpt_os_channel &ch, bool everything)
 				break;
 			r = ch.posted.front();
 			ch.posted.erase(ch.posted.begin());
+			srpt_qp_model_recv_done(&ch.qpm);
 			r->posted_on = nullptr;
 			r->received_on = &ch;
 		}
@@ -1089,6 +1037,7 @@ srpt_os_recv *receive(srpt_os_channel &ch, const void *iu, std::size_t len, bool
 			r->posted_on_srq = false;
 		} else {
 			ch.posted.erase(ch.posted.begin());
+			srpt_qp_model_recv_done(&ch.qpm);
 			r->posted_on = nullptr;
 			/*
 			 * Any IU takes a buffer: one that spends no credit counts
@@ -1139,6 +1088,7 @@ bool complete_zero_write(srpt_os_channel &ch, bool ok)
 			return false;
 		}
 		ch.zero_writes_pending--;
+		srpt_qp_model_send_done(&ch.qpm, 1, 1);
 		core = ch.core;
 	}
 	srpt_core_zero_write_done(core, ok);
@@ -1157,6 +1107,7 @@ bool complete_send(srpt_os_cmd *cmd, bool ok)
 			return false;
 		}
 		cmd->sends_pending--;
+		srpt_qp_model_send_done(&cmd->ch->qpm, static_cast<unsigned>(cmd->wrs_pending), 1);
 		cmd->wrs_pending = 0;
 		core = cmd->core;
 	}
@@ -1176,6 +1127,7 @@ bool complete_rdma(srpt_os_cmd *cmd, bool ok)
 			return false;
 		}
 		cmd->rdma_pending--;
+		srpt_qp_model_send_done(&cmd->ch->qpm, static_cast<unsigned>(cmd->wrs_pending), 1);
 		cmd->wrs_pending = 0;
 		core = cmd->core;
 	}

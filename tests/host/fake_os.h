@@ -31,6 +31,7 @@
 #include <srpt/abi.h>
 
 #include "../doubles/channel_contract.h"
+#include "../doubles/qp_model.h"
 
 #include <cstddef>
 #include <cstdint>
@@ -118,13 +119,8 @@ struct srpt_os_channel {
 	srpt_channel *core = nullptr;		/* from srpt_os_channel_create_qp() */
 	srpt_qp_params qp{};
 	std::vector<srpt_qp_params> qp_attempts;	/* every create_qp call, failed ones too */
-	/*
-	 * The slots of the QP's queues as the device made them (see
-	 * Config::softroce_queues): the send queue with rdma_rw's share
-	 * (rdma_rw_init_qp()), the receive queue (0 with an SRQ).
-	 */
-	srpt_u32 sq_slots = 0;
-	srpt_u32 rq_slots = 0;
+	/* The QP as a real HCA holds it (tests/doubles/qp_model.h; Config::softroce_queues). */
+	srpt_qp_model qpm{};
 	/* What the login request allowed (srpt_login_info), set by fake::login(). */
 	srpt_u8 peer_initiator_depth = 0;
 	srpt_u8 peer_responder_resources = 0;

@@ -506,7 +506,7 @@ TEST_F(Login, ARefusedLoginLeavesItsDrainAReceiveSlot)
 	EXPECT_EQ(-EACCES, login(ch, priv(login_req(), SRPT_CM_IB), SRPT_CM_IB));
 	EXPECT_EQ(1, ch.reject_calls);
 	EXPECT_TRUE(ch.qp_destroyed());
-	EXPECT_EQ(129u, ch.rq_slots) << "the 128 receives and the drain's";
+	EXPECT_EQ(129u, ch.qpm.rq_slots) << "the 128 receives and the drain's";
 	const auto v = fake::take_violations();
 	EXPECT_TRUE(v.empty()) << (v.empty() ? "" : v[0]);
 }

@@ -1375,7 +1375,7 @@ TEST_F(Datapath, ASmallDevicesSendQueueHoldsTheCommandsTheZeroWritesAndTheDrain)
 	 * close or the drain no slot on a real HCA.
 	 */
 	live(kSmallQpWr);
-	EXPECT_EQ(kSmallQpWr, ch_->sq_slots);
+	EXPECT_EQ(kSmallQpWr, ch_->qpm.sq_slots);
 	EXPECT_EQ(kSmallQpWr - 4, ch_->qp.max_rdma_ctxs);
 	std::vector<srpt_os_cmd *> reads;
 	for (std::uint64_t t = 1; t <= kSmallDepth; t++)
