@@ -47,7 +47,12 @@
 namespace {
 
 constexpr std::uint64_t kGuid = 0x0002c90300a1b2c0ull;
-constexpr unsigned kDepth = 4;
+/*
+ * The smallest device a channel is made on (kMinDeviceQpWr): its receive
+ * queue holds kDepth IUs and the drain's slot.
+ */
+constexpr unsigned kQpWr = 8;
+constexpr unsigned kDepth = kQpWr - 1;
 /* srp_max_req_size: small receive buffers keep an input cheap; IUs are at most 1024 bytes. */
 constexpr std::uint32_t kMaxReq = 1100;
 
@@ -67,7 +72,7 @@ Target &target()
 		if (srpt_core_param_set(SRPT_PARAM_MAX_REQ_SIZE, "1100"))
 			std::abort();
 		t->dev = fake::make_device("mlx5_0", 1, kGuid);
-		t->dev->info.max_qp_wr = kDepth;
+		t->dev->info.max_qp_wr = kQpWr;
 		if (fake::add(*t->dev) ||
 		    srpt_core_tport_create(fake::guid_name(*t->dev, 1).c_str(), &t->os_tport, &t->tport) ||
 		    srpt_core_tpg_create(t->tport, "tpg_1", &t->os_tpg, &t->tpg) ||
@@ -166,7 +171,7 @@ void lio_respond(Run &r, srpt_os_cmd *c, Input &in)
 		/* A short transfer now and then (READ of fewer blocks, INQUIRY). */
 		st.data_len = (how & 0x08) ? c->info.data_len / (2 + (how >> 4)) : c->info.data_len;
 		l.data_len = st.data_len;
-		srpt_core_queue_response(c->core, st, c->info.dir == SRPT_DATA_IN);
+		fake::lio_queue_response(c, st, c->info.dir == SRPT_DATA_IN);
 	}
 }
 
