@@ -175,7 +175,7 @@ void ChannelTest::lio_respond(srpt_os_cmd *c, std::uint8_t status, bool with_dat
 	ASSERT_LE(sense.size(), sizeof(c->sense));
 	std::copy(sense.begin(), sense.end(), c->sense);
 	st.sense_len = static_cast<srpt_u16>(sense.size());
-	srpt_core_queue_response(c->core, st, with_data);
+	fake::lio_queue_response(c, st, with_data);
 }
 
 void ChannelTest::lio_finish(srpt_os_cmd *c, bool send_ok)

@@ -563,6 +563,7 @@ extern "C" int srpt_os_cmd_init(struct srpt_os_cmd *c, srpt_u64 tag, srpt_u64 lu
 	c->info = CmdInfo{tag, lun, data_len, dir, task_attr};
 	c->submitted = false;
 	c->tmr = false;
+	c->data_in_ready = false;
 	return 0;
 }
 
@@ -623,6 +624,9 @@ extern "C" int srpt_os_cmd_rdma_map(struct srpt_os_cmd *c, srpt_u32 buf, srpt_u3
 		return -EINVAL;
 	}
 	srpt_os_cmd::Rdma &b = c->rdma[buf];
+	if (c->rdma_dir == SRPT_DATA_IN && !c->data_in_ready)
+		violation_locked(strf("srpt_os_cmd_rdma_map of buffer %u before LIO queued its read data "
+				      "(a bounce buffer would send what it held before)", buf));
 	if (b.mapped || b.kept)
 		violation_locked(strf("srpt_os_cmd_rdma_map of buffer %u, which is %s", buf,
 				      b.kept ? "kept" : "mapped"));
@@ -1093,6 +1097,16 @@ bool complete_zero_write(srpt_os_channel &ch, bool ok)
 	}
 	srpt_core_zero_write_done(core, ok);
 	return true;
+}
+
+int lio_queue_response(srpt_os_cmd *cmd, srpt_cmd_status st, bool with_data)
+{
+	{
+		std::lock_guard<std::mutex> g(g_mu);
+		if (with_data && check_cmd_locked(cmd, "queue_data_in"))
+			cmd->data_in_ready = true;
+	}
+	return srpt_core_queue_response(cmd->core, st, with_data);
 }
 
 bool complete_send(srpt_os_cmd *cmd, bool ok)

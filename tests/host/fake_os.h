@@ -258,6 +258,12 @@ struct srpt_os_cmd {
 	srpt_tmf tmr_fn = SRPT_TMF_UNSUPPORTED;
 	std::vector<std::vector<srpt_u8>> responses;	/* every response posted */
 	std::vector<int> responses_with_data;	/* ... whether transfers went with it */
+	/*
+	 * LIO queued the read data (fake::lio_queue_response() with data):
+	 * only now may it be mapped, for with bounce buffers the mapping
+	 * copies the bytes the backend wrote.
+	 */
+	bool data_in_ready = false;
 	int execute_calls = 0;
 	int post_calls = 0;
 	int map_calls = 0;
@@ -501,6 +507,8 @@ std::size_t srq_posted(const Device &d);
  */
 bool complete_zero_write(srpt_os_channel &ch, bool ok);
 bool complete_send(srpt_os_cmd *cmd, bool ok);
+/* LIO's queue_data_in (@with_data) or queue_status for @cmd: srpt_core_queue_response(). */
+int lio_queue_response(srpt_os_cmd *cmd, srpt_cmd_status st, bool with_data);
 /* A post without a response: srpt_core_rdma_done(). */
 bool complete_rdma(srpt_os_cmd *cmd, bool ok);
 /* Work requests posted on @ch's send queue and not completed (zero-length writes apart). */

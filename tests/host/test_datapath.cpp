@@ -667,7 +667,7 @@ void lio_read_done(srpt_os_cmd *c, std::uint32_t data_len, std::uint32_t residua
 	if (residual)
 		st.data_dir = SRPT_DATA_IN;
 	st.residual_count = residual;
-	srpt_core_queue_response(c->core, st, 1);
+	fake::lio_queue_response(c, st, true);
 }
 
 /* The transfers of @c as "buf:off+len" strings. */
