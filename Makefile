@@ -39,7 +39,7 @@ SBINDIR = $(DESTDIR)$(PREFIX)/sbin
 
 .PHONY: all modules clean install uninstall check check-stress check-debug demo \
 	bench host-test \
-	fuzz fuzz-long kunit vm-test build-all checkpatch deps dkms deb
+	fuzz fuzz-long kunit kunit-coverage vm-test build-all checkpatch deps dkms deb
 
 all: modules
 
@@ -112,6 +112,11 @@ fuzz-long:
 
 kunit:
 	scripts/kunit
+
+# On demand: a gcov build of the KUnit kernel; which lines of the data
+# path shims ran, in build/kunit-coverage/summary.txt.
+kunit-coverage:
+	scripts/kunit --coverage
 
 vm-test:
 	scripts/vm-test

@@ -1,5 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* The module's src/buf_cache.c under the shim suite's names (names.h). */
-#include "names.h"
+/* The module's src/buf_cache.c, its allocations failing on request (redirect.h). */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/list.h>
+#include <linux/mutex.h>
+#include <linux/slab.h>
+
+#include "redirect.h"
 
 #include "../../src/buf_cache.c"

@@ -40,6 +40,14 @@
 #define ib_destroy_srq				vd_destroy_srq
 #undef alloc_page
 #define alloc_page				vd_alloc_page
+#undef kmalloc
+#define kmalloc					vd_kmalloc
+#undef kzalloc
+#define kzalloc					vd_kzalloc
+#undef kmem_cache_create
+#define kmem_cache_create			vd_kmem_cache_create
+#undef kmem_cache_alloc
+#define kmem_cache_alloc			vd_kmem_cache_alloc
 #undef target_alloc_sgl
 #define target_alloc_sgl			vd_alloc_sgl
 #undef target_free_sgl

@@ -218,13 +218,21 @@ static void shim_recv_queue_holds_its_slots(struct kunit *test)
 static void shim_srq_receives(struct kunit *test)
 {
 	struct shim_env *env = test->priv;
+	struct ib_event event = { .event = IB_EVENT_SRQ_LIMIT_REACHED };
 	struct vd_core_recv owners[5] = {};
 	struct srpt_os_recv *r[5];
+	struct ib_srq *srq;
 	struct ib_qp *qp;
 	u8 iu[100];
 	int i;
 
 	KUNIT_ASSERT_EQ(test, srpt_os_srq_create(env->sdev, 4), 0);
+	srq = env->sdev->srq;
+	/* One SRQ per device: a second is refused, the first kept. */
+	KUNIT_EXPECT_EQ(test, srpt_os_srq_create(env->sdev, 4), -EBUSY);
+	KUNIT_EXPECT_PTR_EQ(test, env->sdev->srq, srq);
+	/* Its events are only logged: the channels' QP events say what broke. */
+	srq->event_handler(&event, srq->srq_context);
 	qp = vd_qp_create(&env->ch, 16, 0);
 	KUNIT_ASSERT_NOT_NULL(test, qp);
 	for (i = 0; i < 5; i++) {
@@ -264,6 +272,44 @@ static void shim_recv_out_of_memory(struct kunit *test)
 						     64, 0, &owner.iu), NULL);
 	/* The buffer's cache was put back: the next get makes it anew. */
 	KUNIT_EXPECT_EQ(test, vd_live_mappings(), 0u);
+}
+
+/* Every allocation of a context and a receive buffer fails in turn: nothing is left behind. */
+static void shim_allocations_fail_cleanly(struct kunit *test)
+{
+	struct shim_env *env = test->priv;
+	struct vd_core_recv owner = {};
+	struct srpt_os_recv *r;
+	struct srpt_os_cmd *cmd;
+	const u8 *sense;
+	void *rsp;
+	int n;
+
+	/* The context, its response buffer. */
+	for (n = 1; n <= 2; n++) {
+		vd.faults.alloc = n;
+		KUNIT_EXPECT_PTR_EQ(test, srpt_os_cmd_alloc(&env->ch, NULL, SHIM_RSP_SIZE,
+							    &rsp, &sense), NULL);
+		KUNIT_EXPECT_EQ(test, vd.faults.alloc, 0);
+	}
+	vd.faults.alloc = n;
+	cmd = srpt_os_cmd_alloc(&env->ch, NULL, SHIM_RSP_SIZE, &rsp, &sense);
+	KUNIT_EXPECT_NOT_NULL(test, cmd);
+	vd.faults.alloc = 0;
+	srpt_os_cmd_free(cmd);
+
+	/* The receive, its cache's entry, the cache, the buffer. */
+	for (n = 1; n <= 4; n++) {
+		vd.faults.alloc = n;
+		KUNIT_EXPECT_PTR_EQ(test, srpt_os_recv_alloc(env->sdev, (struct srpt_recv *)&owner,
+							     64, 0, &owner.iu), NULL);
+		KUNIT_EXPECT_EQ(test, vd.faults.alloc, 0);
+	}
+	vd.faults.alloc = n;
+	r = srpt_os_recv_alloc(env->sdev, (struct srpt_recv *)&owner, 64, 0, &owner.iu);
+	KUNIT_EXPECT_NOT_NULL(test, r);
+	vd.faults.alloc = 0;
+	srpt_os_recv_free(r);
 }
 
 /* ---- Responses and data-in ---- */
@@ -803,6 +849,7 @@ static struct kunit_case shim_cases[] = {
 	KUNIT_CASE(shim_recv_queue_holds_its_slots),
 	KUNIT_CASE_PARAM(shim_srq_receives, shim_profile_gen_params),
 	KUNIT_CASE(shim_recv_out_of_memory),
+	KUNIT_CASE(shim_allocations_fail_cleanly),
 	KUNIT_CASE_PARAM(shim_response_bytes_on_the_wire, shim_profile_gen_params),
 	KUNIT_CASE_PARAM(shim_read_single_buffer, shim_profile_gen_params),
 	KUNIT_CASE_PARAM(shim_forced_mr_never_keeps, shim_profile_gen_params),

@@ -821,6 +821,30 @@ struct page *vd_alloc_page(gfp_t gfp)
 	return page;
 }
 
+void *vd_kmalloc(size_t size, gfp_t gfp)
+{
+	return vd_fault(&vd.faults.alloc) ? NULL : kmalloc(size, gfp);
+}
+
+void *vd_kzalloc(size_t size, gfp_t gfp)
+{
+	return vd_fault(&vd.faults.alloc) ? NULL : kzalloc(size, gfp);
+}
+
+struct kmem_cache *vd_kmem_cache_create(const char *name, unsigned int size,
+					unsigned int align, slab_flags_t flags,
+					void (*ctor)(void *))
+{
+	if (vd_fault(&vd.faults.alloc))
+		return NULL;
+	return kmem_cache_create(name, size, align, flags, ctor);
+}
+
+void *vd_kmem_cache_alloc(struct kmem_cache *cache, gfp_t gfp)
+{
+	return vd_fault(&vd.faults.alloc) ? NULL : kmem_cache_alloc(cache, gfp);
+}
+
 /* As sgl_alloc_order(): a page per entry, a spare entry to chain when asked. */
 int vd_alloc_sgl(struct scatterlist **sgl, unsigned int *nents, u32 length,
 		 bool zero_page, bool chainable)

@@ -104,6 +104,7 @@ struct vd_faults {
 	int sgl;			/* target_alloc_sgl() */
 	int page;			/* alloc_page() */
 	int init_cmd;			/* target_init_cmd(): -ESHUTDOWN */
+	int alloc;			/* the shims' kmalloc(), kzalloc(), slab caches */
 };
 
 struct vd_state {
@@ -173,6 +174,12 @@ struct ib_send_wr *vd_rw_ctx_wrs(struct rdma_rw_ctx *ctx, struct ib_qp *qp,
 struct ib_srq *vd_create_srq(struct ib_pd *pd, struct ib_srq_init_attr *attr);
 void vd_destroy_srq(struct ib_srq *srq);
 struct page *vd_alloc_page(gfp_t gfp);
+void *vd_kmalloc(size_t size, gfp_t gfp);
+void *vd_kzalloc(size_t size, gfp_t gfp);
+struct kmem_cache *vd_kmem_cache_create(const char *name, unsigned int size,
+					unsigned int align, slab_flags_t flags,
+					void (*ctor)(void *));
+void *vd_kmem_cache_alloc(struct kmem_cache *cache, gfp_t gfp);
 int vd_alloc_sgl(struct scatterlist **sgl, unsigned int *nents, u32 length,
 		 bool zero_page, bool chainable);
 void vd_free_sgl(struct scatterlist *sgl, int nents);
