@@ -3,7 +3,7 @@
 # ib_srpt: an SRP target for Linux with a C++ core.
 #
 #   make                 build ib_srpt.ko for KDIR
-#   make check           run every test tier (host, KUnit, VM); see README.md
+#   make check           run every test tier (host, KUnit, VM); see docs/testing.md
 #   make check-stress    the stress scenarios at full counts, both kernels
 #   make check-debug     the VM scenarios on a KASAN/lockdep/kmemleak kernel
 #   make demo            boot a VM, serve a LUN over soft-RoCE, run fio
@@ -51,7 +51,7 @@ clean:
 
 # Secure Boot: SIGN_KEY (a PEM private key or a pkcs11: URI) and SIGN_CERT
 # (its X.509 certificate, PEM or DER) sign the installed module with the
-# kernel's sign-file (README: Signing); without SIGN_KEY it stays unsigned.
+# kernel's sign-file (docs/packaging.md: Signing); without SIGN_KEY it stays unsigned.
 # The build output itself is never signed: the kernel's own key
 # (CONFIG_MODULE_SIG_ALL) is not in Debian's headers.
 SIGN_FILE ?= $(KDIR)/scripts/sign-file
