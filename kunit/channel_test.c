@@ -253,7 +253,7 @@ static void channel_recv_failure_logs_out(struct kunit *test)
 	mark = ch->n_log;
 	r = fake_recv_take(&f->os, ch);
 	KUNIT_ASSERT_NOT_NULL(test, r);
-	srpt_core_recv_done(core, r->core, 0, 0, local_clock());
+	srpt_core_recv_done(core, r->core, SRPT_WC_RETRY_EXC_ERR, 0, local_clock());
 	expect_logout_from_wq(test, ch, mark);
 }
 

@@ -15,6 +15,7 @@
 #include <linux/workqueue.h>
 
 #include "fake_datapath.h"
+#include "../tests/doubles/names.h"
 #include "fake_ib.h"
 
 /* Guards the posting state (post_node) of every receive buffer. */
@@ -158,19 +159,32 @@ static void check_cq(struct srpt_os_channel *ch)
 			  ch->qpm.signaled, ch->qpm.cq_size);
 }
 
+/* A failed WR completes as the QP in the error state completes it: flushed. */
 static void deliver(struct srpt_os_channel *ch, const struct fake_wr *wr, bool ok)
 {
+	enum srpt_wc_status status = ok ? SRPT_WC_SUCCESS : SRPT_WC_WR_FLUSH_ERR;
+
 	switch (wr->kind) {
 	case FAKE_WR_ZERO_WRITE:
-		srpt_core_zero_write_done(ch->core, ok);
+		srpt_core_zero_write_done(ch->core, status);
 		break;
 	case FAKE_WR_RDMA:
-		srpt_core_rdma_done(wr->cmd->core, ok);
+		srpt_core_rdma_done(wr->cmd->core, status);
 		break;
 	case FAKE_WR_SEND:
-		srpt_core_send_done(wr->cmd->core, ok, local_clock());
+		srpt_core_send_done(wr->cmd->core, status, local_clock());
 		break;
 	}
+}
+
+const char *srpt_os_wc_status_msg(enum srpt_wc_status status)
+{
+	return srpt_double_wc_status_msg(status);
+}
+
+const char *srpt_os_ib_event_msg(int event)
+{
+	return srpt_double_ib_event_msg(event);
 }
 
 /*
@@ -478,7 +492,7 @@ void srpt_os_channel_destroy_qp(struct srpt_os_channel *ch)
 			list_del_init(&r->post_node);
 			srpt_qp_model_recv_done(&ch->qpm);
 			spin_unlock_irqrestore(&fake_recv_lock, flags);
-			srpt_core_recv_done(ch->core, r->core, 0, 0, local_clock());
+			srpt_core_recv_done(ch->core, r->core, SRPT_WC_WR_FLUSH_ERR, 0, local_clock());
 		}
 	} else {
 		ch->dev->srq_qps--;

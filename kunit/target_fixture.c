@@ -266,7 +266,7 @@ struct srpt_os_recv *tf_send_iu(struct kunit *test, struct srpt_os_channel *ch,
 	KUNIT_ASSERT_NOT_NULL_MSG(test, r, "no receive buffer is posted");
 	KUNIT_ASSERT_LE(test, len, r->size);
 	memcpy(r->iu, iu, len);
-	srpt_core_recv_done(ch->core, r->core, 1, len, local_clock());
+	srpt_core_recv_done(ch->core, r->core, SRPT_WC_SUCCESS, len, local_clock());
 	return r;
 }
 

@@ -473,13 +473,14 @@ void Channel::on_qp_event(int event)
 	case SRPT_IB_EVENT_QP_FATAL:
 	case SRPT_IB_EVENT_QP_REQ_ERR:
 	case SRPT_IB_EVENT_QP_ACCESS_ERR:
-		srpt_os_log(SRPT_LOG_ERR, "%s: queue pair error (event %d)\n", name(), event);
+		srpt_os_log(SRPT_LOG_ERR, "%s: queue pair error: %s\n", name(),
+			    srpt_os_ib_event_msg(event));
 		/* Not in atomic context: the logout work disconnects. */
 		request_logout();
 		break;
 	default:
-		srpt_os_log(SRPT_LOG_DEBUG, "%s: QP event %d in state %s\n", name(), event,
-			    ch_state_name(state()));
+		srpt_os_log(SRPT_LOG_DEBUG, "%s: QP event %s in state %s\n", name(),
+			    srpt_os_ib_event_msg(event), ch_state_name(state()));
 		break;
 	}
 }
@@ -583,7 +584,7 @@ extern "C" void srpt_core_close_session(struct srpt_channel *ch)
 	ref->disconnect_and_wait("its ACL or session was removed");
 }
 
-extern "C" void srpt_core_zero_write_done(struct srpt_channel *ch, int ok)
+extern "C" void srpt_core_zero_write_done(struct srpt_channel *ch, enum srpt_wc_status status)
 {
-	from_handle<Channel>(ch)->on_zero_write_done(ok != 0);
+	from_handle<Channel>(ch)->on_zero_write_done(status == SRPT_WC_SUCCESS);
 }

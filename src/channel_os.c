@@ -54,11 +54,21 @@ static void srpt_qp_event(struct ib_event *event, void *ptr)
 	srpt_core_qp_event(ch->core, event->event);
 }
 
+const char *srpt_os_wc_status_msg(enum srpt_wc_status status)
+{
+	return ib_wc_status_msg((enum ib_wc_status)status);
+}
+
+const char *srpt_os_ib_event_msg(int event)
+{
+	return ib_event_msg((enum ib_event_type)event);
+}
+
 static void srpt_zerolength_write_done(struct ib_cq *cq, struct ib_wc *wc)
 {
 	struct srpt_os_channel *ch = wc->qp->qp_context;
 
-	srpt_core_zero_write_done(ch->core, wc->status == IB_WC_SUCCESS);
+	srpt_core_zero_write_done(ch->core, (enum srpt_wc_status)wc->status);
 }
 
 int srpt_os_channel_create_qp(struct srpt_os_channel *ch,

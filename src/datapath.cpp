@@ -22,12 +22,13 @@ namespace srpt {
 
 /* ---- receive ---- */
 
-void ChannelIo::on_recv(RecvCtx *r, bool ok, u32 byte_len, u64 now_ns)
+void ChannelIo::on_recv(RecvCtx *r, srpt_wc_status status, u32 byte_len, u64 now_ns)
 {
-	if (!ok) {
+	if (status != SRPT_WC_SUCCESS) {
 		/* Flushed receives are normal while draining; otherwise the QP broke. */
 		if (ch_.state() <= ChState::kLive) {
-			srpt_os_log(SRPT_LOG_ERR | SRPT_LOG_RATELIMITED, "%s: receive failed\n", ch_.name());
+			srpt_os_log(SRPT_LOG_ERR | SRPT_LOG_RATELIMITED, "%s: receive failed: %s\n",
+				    ch_.name(), srpt_os_wc_status_msg(status));
 			ch_.request_logout();
 		}
 		/*
@@ -533,10 +534,11 @@ void Cmd::post_failed()
 }
 
 /* srpt_rdma_read_done, and the end of a round of read data */
-void Cmd::rdma_done(bool ok)
+void Cmd::rdma_done(srpt_wc_status status)
 {
 	Channel *ch = ch_;
 	const u32 held = sq_held_;
+	const bool ok = status == SRPT_WC_SUCCESS;
 
 	sq_held_ = 0;
 	unmap_round();
@@ -547,7 +549,8 @@ void Cmd::rdma_done(bool ok)
 			ch->io().stats().add(Stat::kErrRdmaRead);
 			if (ch->state() <= ChState::kLive)
 				srpt_os_log(SRPT_LOG_ERR | SRPT_LOG_RATELIMITED,
-					    "%s: command %#llx: RDMA READ failed\n", ch->name(), tag);
+					    "%s: command %#llx: RDMA READ failed: %s\n", ch->name(), tag,
+					    srpt_os_wc_status_msg(status));
 			set_state(CmdState::kDataIn);
 			srpt_os_cmd_abort(os.get(), false);
 			return;
@@ -565,7 +568,8 @@ void Cmd::rdma_done(bool ok)
 		if (!ok) {
 			if (ch->state() <= ChState::kLive)
 				srpt_os_log(SRPT_LOG_ERR | SRPT_LOG_RATELIMITED,
-					    "%s: command %#llx: RDMA WRITE failed\n", ch->name(), tag);
+					    "%s: command %#llx: RDMA WRITE failed: %s\n", ch->name(), tag,
+					    srpt_os_wc_status_msg(status));
 			ch->io().stats().add(Stat::kErrSend);
 			ch->io().credits().owe_one();
 			fail_response();
@@ -698,9 +702,10 @@ void Cmd::queue_tm_response(srpt_tmr_response r)
 /* ---- recycle ---- */
 
 /* srpt_send_done */
-void Cmd::send_done(bool ok, u64 now_ns)
+void Cmd::send_done(srpt_wc_status status, u64 now_ns)
 {
 	Channel *ch = ch_;
+	const bool ok = status == SRPT_WC_SUCCESS;
 	const CmdState prev =
 		set_state_from(CmdState::kCmdRspSent, CmdState::kMgmtRspSent, CmdState::kDone);
 
@@ -717,7 +722,8 @@ void Cmd::send_done(bool ok, u64 now_ns)
 	ch->io().sendq().release(held);
 	if (!ok && ch->state() <= ChState::kLive) {
 		srpt_os_log(SRPT_LOG_ERR | SRPT_LOG_RATELIMITED,
-			    "%s: command %#llx: sending the response failed\n", ch->name(), tag);
+			    "%s: command %#llx: sending the response failed: %s\n", ch->name(), tag,
+			    srpt_os_wc_status_msg(status));
 		ch->io().stats().add(Stat::kErrSend);
 	}
 	if (ok && read_bytes_)
@@ -754,10 +760,11 @@ void Cmd::release()
 
 using namespace srpt;
 
-extern "C" [[gnu::flatten]] void srpt_core_recv_done(struct srpt_channel *ch, struct srpt_recv *r, int ok,
-				    srpt_u32 byte_len, srpt_u64 now_ns)
+extern "C" [[gnu::flatten]] void srpt_core_recv_done(struct srpt_channel *ch, struct srpt_recv *r,
+						    enum srpt_wc_status status, srpt_u32 byte_len,
+						    srpt_u64 now_ns)
 {
-	from_handle<Channel>(ch)->io().on_recv(from_handle<RecvCtx>(r), ok != 0, byte_len, now_ns);
+	from_handle<Channel>(ch)->io().on_recv(from_handle<RecvCtx>(r), status, byte_len, now_ns);
 }
 
 extern "C" [[gnu::flatten]] int srpt_core_write_pending(struct srpt_cmd *cmd)
@@ -792,12 +799,13 @@ extern "C" int srpt_core_cmd_state(struct srpt_cmd *cmd)
 	return static_cast<int>(from_handle<Cmd>(cmd)->state());
 }
 
-extern "C" [[gnu::flatten]] void srpt_core_rdma_done(struct srpt_cmd *cmd, int ok)
+extern "C" [[gnu::flatten]] void srpt_core_rdma_done(struct srpt_cmd *cmd, enum srpt_wc_status status)
 {
-	from_handle<Cmd>(cmd)->rdma_done(ok != 0);
+	from_handle<Cmd>(cmd)->rdma_done(status);
 }
 
-extern "C" [[gnu::flatten]] void srpt_core_send_done(struct srpt_cmd *cmd, int ok, srpt_u64 now_ns)
+extern "C" [[gnu::flatten]] void srpt_core_send_done(struct srpt_cmd *cmd, enum srpt_wc_status status,
+						    srpt_u64 now_ns)
 {
-	from_handle<Cmd>(cmd)->send_done(ok != 0, now_ns);
+	from_handle<Cmd>(cmd)->send_done(status, now_ns);
 }

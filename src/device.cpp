@@ -291,8 +291,8 @@ extern "C" void srpt_core_port_event(struct srpt_device *h, srpt_u32 port_num, i
 	srpt::RdmaPort *port = dev->port(port_num);
 
 	if (!port) {
-		srpt_os_log(SRPT_LOG_WARN, "%s: async event %d for nonexistent port %u\n",
-			    dev->name(), event, port_num);
+		srpt_os_log(SRPT_LOG_WARN, "%s: async event %s for nonexistent port %u\n",
+			    dev->name(), srpt_os_ib_event_msg(event), port_num);
 		return;
 	}
 	port->on_event(event);

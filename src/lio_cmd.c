@@ -97,7 +97,7 @@ static void srpt_send_done(struct ib_cq *cq, struct ib_wc *wc)
 	struct srpt_os_cmd *cmd = container_of(wc->wr_cqe, struct srpt_os_cmd,
 					       send_cqe);
 
-	srpt_core_send_done(cmd->core, wc->status == IB_WC_SUCCESS, now);
+	srpt_core_send_done(cmd->core, (enum srpt_wc_status)wc->status, now);
 }
 
 static void srpt_rdma_done(struct ib_cq *cq, struct ib_wc *wc)
@@ -105,7 +105,7 @@ static void srpt_rdma_done(struct ib_cq *cq, struct ib_wc *wc)
 	struct srpt_os_cmd *cmd = container_of(wc->wr_cqe, struct srpt_os_cmd,
 					       rdma_cqe);
 
-	srpt_core_rdma_done(cmd->core, wc->status == IB_WC_SUCCESS);
+	srpt_core_rdma_done(cmd->core, (enum srpt_wc_status)wc->status);
 }
 
 struct srpt_os_cmd *srpt_os_cmd_alloc(struct srpt_os_channel *ch,

@@ -125,8 +125,8 @@ void RdmaPort::on_event(int event)
 		srpt_os_work_schedule(&refresh_work_);
 		break;
 	default:
-		srpt_os_log(SRPT_LOG_DEBUG, "%s port %u: ignoring async event %d\n", dev_name(),
-			    num_, event);
+		srpt_os_log(SRPT_LOG_DEBUG, "%s port %u: ignoring async event %s\n", dev_name(),
+			    num_, srpt_os_ib_event_msg(event));
 		break;
 	}
 }

@@ -32,7 +32,8 @@ static __always_inline void srpt_recv_deliver(struct ib_wc *wc, u64 now)
 	struct srpt_os_channel *ch = wc->qp->qp_context;
 	bool ok = wc->status == IB_WC_SUCCESS;
 
-	srpt_core_recv_done(ch->core, r->core, ok, ok ? wc->byte_len : 0, now);
+	srpt_core_recv_done(ch->core, r->core, (enum srpt_wc_status)wc->status,
+			    ok ? wc->byte_len : 0, now);
 }
 
 /* srpt_recv_done() where the buffer's mapping may need a sync. */
@@ -145,7 +146,8 @@ static void srpt_srq_event(struct ib_event *event, void *ctx)
 	struct srpt_os_device *sdev = ctx;
 
 	/* Nothing to decide: the channels' own QP events report what breaks. */
-	pr_info("%s: shared receive queue event %d\n", dev_name(&sdev->ib->dev), event->event);
+	pr_info("%s: shared receive queue event: %s\n", dev_name(&sdev->ib->dev),
+		ib_event_msg(event->event));
 }
 
 int srpt_os_srq_create(struct srpt_os_device *sdev, u32 size)

@@ -249,12 +249,27 @@ void srpt_core_qp_event(struct srpt_channel *ch, int event);
 /* LIO close_session(): log the channel out and wait until it is gone. */
 void srpt_core_close_session(struct srpt_channel *ch);
 /*
+ * A completion's status: the kernel's enum ib_wc_status, passed through
+ * (shim.h checks these); the core tells success from failure, and names
+ * a failure with srpt_os_wc_status_msg().
+ */
+enum srpt_wc_status {
+	SRPT_WC_SUCCESS = 0,
+	SRPT_WC_WR_FLUSH_ERR = 5,	/* the QP is in the error state */
+	SRPT_WC_RETRY_EXC_ERR = 12,	/* the peer stopped answering */
+};
+/* ib_wc_status_msg(): @status as text, for messages. */
+const char *srpt_os_wc_status_msg(enum srpt_wc_status status);
+/* ib_event_msg(): an async event (enum ib_event_type) as text, for messages. */
+const char *srpt_os_ib_event_msg(int event);
+
+/*
  * Completions, from the channel's CQ context. @now_ns: local_clock() as
  * the completion is handled, for command latency (CPUs may differ slightly).
  */
-void srpt_core_recv_done(struct srpt_channel *ch, struct srpt_recv *r, int ok, srpt_u32 byte_len,
-			 srpt_u64 now_ns);
-void srpt_core_zero_write_done(struct srpt_channel *ch, int ok);
+void srpt_core_recv_done(struct srpt_channel *ch, struct srpt_recv *r,
+			 enum srpt_wc_status status, srpt_u32 byte_len, srpt_u64 now_ns);
+void srpt_core_zero_write_done(struct srpt_channel *ch, enum srpt_wc_status status);
 
 struct srpt_qp_params {
 	srpt_u32 max_recv_wr;		/* every receive WR, ib_drain_qp()'s included; 0 with SRQ */
@@ -482,8 +497,8 @@ void srpt_core_aborted_task(struct srpt_cmd *cmd);
 void srpt_core_release_cmd(struct srpt_cmd *cmd);
 int srpt_core_cmd_state(struct srpt_cmd *cmd);
 /* Completions: transfers without a response; a response (@now_ns as for srpt_core_recv_done()). */
-void srpt_core_rdma_done(struct srpt_cmd *cmd, int ok);
-void srpt_core_send_done(struct srpt_cmd *cmd, int ok, srpt_u64 now_ns);
+void srpt_core_rdma_done(struct srpt_cmd *cmd, enum srpt_wc_status status);
+void srpt_core_send_done(struct srpt_cmd *cmd, enum srpt_wc_status status, srpt_u64 now_ns);
 
 SRPT_ABI_END
 

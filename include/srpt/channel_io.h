@@ -52,7 +52,7 @@ public:
 	/* Once the QP is drained and gone: nothing completes any more. */
 	void destroy();
 
-	void on_recv(RecvCtx *r, bool ok, u32 byte_len, u64 now_ns);
+	void on_recv(RecvCtx *r, srpt_wc_status status, u32 byte_len, u64 now_ns);
 	void repost(RecvCtx *r);
 	/* Handles the IUs that wait, in order, while they can go (completion context). */
 	void process_wait_list()

@@ -83,8 +83,8 @@ public:
 	[[nodiscard]] int write_pending();
 	void queue_response(const srpt_cmd_status &st, bool with_data);
 	void queue_tm_response(srpt_tmr_response r);
-	void rdma_done(bool ok);
-	void send_done(bool ok, ktl::u64 now_ns);
+	void rdma_done(srpt_wc_status status);
+	void send_done(srpt_wc_status status, ktl::u64 now_ns);
 	void aborted();
 	void release();
 	/* Posts recv again, if the command holds it: before its credit goes back. */

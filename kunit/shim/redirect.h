@@ -34,6 +34,8 @@
 #define rdma_rw_ctx_destroy			vd_rw_ctx_destroy
 #undef rdma_rw_ctx_wrs
 #define rdma_rw_ctx_wrs				vd_rw_ctx_wrs
+#undef ib_event_msg
+#define ib_event_msg				vd_ib_event_msg
 #undef ib_create_srq
 #define ib_create_srq				vd_create_srq
 #undef ib_destroy_srq

@@ -155,7 +155,7 @@ static void shim_recv_delivers_the_iu(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, vd_deliver(env->qp, first, sizeof(first)), 0);
 	KUNIT_ASSERT_EQ(test, vd_poll(env->qp, 1), 1u);
 	KUNIT_EXPECT_EQ(test, vd.rec.recv_done, 1u);
-	KUNIT_EXPECT_EQ(test, vd.rec.last_ok, 1);
+	KUNIT_EXPECT_EQ(test, vd.rec.last_status, SRPT_WC_SUCCESS);
 	KUNIT_EXPECT_PTR_EQ(test, vd.rec.last_ch, env->ch.core);
 	KUNIT_EXPECT_PTR_EQ(test, vd.rec.last_recv, (struct srpt_recv *)&owner);
 	KUNIT_EXPECT_EQ(test, vd.rec.recv_len, (u32)sizeof(first));
@@ -175,7 +175,7 @@ static void shim_recv_delivers_the_iu(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, vd_deliver(env->qp, big, sizeof(big)), 0);
 	KUNIT_ASSERT_EQ(test, vd_poll(env->qp, 1), 1u);
 	KUNIT_EXPECT_EQ(test, vd.rec.recv_done, 3u);
-	KUNIT_EXPECT_EQ(test, vd.rec.last_ok, 0);
+	KUNIT_EXPECT_EQ(test, (int)vd.rec.last_status, (int)IB_WC_LOC_LEN_ERR);
 	KUNIT_EXPECT_EQ(test, vd.rec.recv_len, 0u);
 
 	srpt_os_recv_free(r);
@@ -332,7 +332,7 @@ static void shim_response_bytes_on_the_wire(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, memcmp(vd.wire[0].bytes, a, sizeof(a)), 0);
 	KUNIT_ASSERT_EQ(test, vd_poll(env->qp, 1), 1u);
 	KUNIT_EXPECT_EQ(test, vd.rec.send_done, 1u);
-	KUNIT_EXPECT_EQ(test, vd.rec.last_ok, 1);
+	KUNIT_EXPECT_EQ(test, vd.rec.last_status, SRPT_WC_SUCCESS);
 	KUNIT_EXPECT_PTR_EQ(test, vd.rec.last_cmd, (struct srpt_cmd *)&env->core_cmd);
 
 	/* The context's next response: its own bytes, and only as many. */
@@ -349,7 +349,7 @@ static void shim_response_bytes_on_the_wire(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, srpt_os_cmd_post(cmd, sizeof(b), 0, 0), 0);
 	KUNIT_ASSERT_EQ(test, vd_poll(env->qp, 1), 1u);
 	KUNIT_EXPECT_EQ(test, vd.rec.send_done, 3u);
-	KUNIT_EXPECT_EQ(test, vd.rec.last_ok, 0);
+	KUNIT_EXPECT_EQ(test, vd.rec.last_status, SRPT_WC_RETRY_EXC_ERR);
 	KUNIT_EXPECT_EQ(test, vd_sq_used(env->qp), 0u);
 	srpt_os_cmd_free(cmd);
 }
@@ -410,7 +410,7 @@ static int shim_read(struct kunit *test, struct srpt_os_cmd *cmd, u8 *rsp,
 	/* One completion: the response's. */
 	KUNIT_EXPECT_EQ(test, vd_poll(env->qp, 4), 1u);
 	KUNIT_EXPECT_EQ(test, vd.rec.send_done, sent + 1);
-	KUNIT_EXPECT_EQ(test, vd.rec.last_ok, 1);
+	KUNIT_EXPECT_EQ(test, vd.rec.last_status, SRPT_WC_SUCCESS);
 	KUNIT_EXPECT_EQ(test, vd_sq_used(env->qp), 0u);
 	if (kept != SRPT_BUF_KEPT)
 		srpt_os_cmd_rdma_unmap(cmd, 0);
@@ -486,7 +486,7 @@ static void shim_read_buffers_in_pieces(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, srpt_os_cmd_post(cmd, 0, 0, 2), 0);
 	KUNIT_EXPECT_EQ(test, vd_poll(env->qp, 8), 1u);
 	KUNIT_EXPECT_EQ(test, vd.rec.rdma_done, 1u);
-	KUNIT_EXPECT_EQ(test, vd.rec.last_ok, 1);
+	KUNIT_EXPECT_EQ(test, vd.rec.last_status, SRPT_WC_SUCCESS);
 	srpt_os_cmd_rdma_unmap(cmd, 0);
 	srpt_os_cmd_rdma_unmap(cmd, 1);
 
@@ -529,7 +529,7 @@ static void shim_failed_transfer_fails_the_response(struct kunit *test)
 	/* The WRITE's error has no handler (unsignalled); the SEND's flush does. */
 	KUNIT_EXPECT_EQ(test, vd_poll(env->qp, 4), 2u);
 	KUNIT_EXPECT_EQ(test, vd.rec.send_done, 1u);
-	KUNIT_EXPECT_EQ(test, vd.rec.last_ok, 0);
+	KUNIT_EXPECT_EQ(test, vd.rec.last_status, SRPT_WC_WR_FLUSH_ERR);
 	KUNIT_EXPECT_EQ(test, vd_sq_used(env->qp), 0u);
 	srpt_os_cmd_rdma_unmap(cmd, 0);
 	srpt_os_cmd_release_data(cmd);
@@ -576,7 +576,7 @@ static bool shim_write(struct kunit *test, bool early)
 	KUNIT_EXPECT_TRUE(test, vd.wire[0].signaled);
 	KUNIT_EXPECT_EQ(test, vd_poll(env->qp, 4), 1u);
 	KUNIT_EXPECT_EQ(test, vd.rec.rdma_done, 1u);
-	KUNIT_EXPECT_EQ(test, vd.rec.last_ok, 1);
+	KUNIT_EXPECT_EQ(test, vd.rec.last_status, SRPT_WC_SUCCESS);
 
 	if (!early)
 		srpt_os_cmd_rdma_unmap(cmd, 0);

@@ -11,6 +11,7 @@
 #include <linux/string.h>
 
 #include "verbs_double.h"
+#include "../../tests/doubles/names.h"
 #include "../../tests/doubles/qp_model.h"
 
 #define VD_MAX_MAPS 512
@@ -653,6 +654,12 @@ void vd_qp_destroy(struct ib_qp *qp)
 	kfree(q);
 }
 
+/* ib_core's, which UML does not build: the names both doubles know. */
+const char *vd_ib_event_msg(enum ib_event_type event)
+{
+	return srpt_double_ib_event_msg(event);
+}
+
 struct ib_srq *vd_create_srq(struct ib_pd *pd, struct ib_srq_init_attr *attr)
 {
 	struct vd_srq *s;
@@ -976,29 +983,30 @@ int vd_generic_free_cmd(struct se_cmd *se_cmd, int wait)
 
 /* ---- The core, as the shims call it ---- */
 
-void vd_core_send_done(struct srpt_cmd *cmd, int ok, u64 now_ns)
+void vd_core_send_done(struct srpt_cmd *cmd, enum srpt_wc_status status, u64 now_ns)
 {
 	vd.rec.send_done++;
 	vd.rec.last_cmd = cmd;
-	vd.rec.last_ok = ok;
+	vd.rec.last_status = status;
 }
 
-void vd_core_rdma_done(struct srpt_cmd *cmd, int ok)
+void vd_core_rdma_done(struct srpt_cmd *cmd, enum srpt_wc_status status)
 {
 	vd.rec.rdma_done++;
 	vd.rec.last_cmd = cmd;
-	vd.rec.last_ok = ok;
+	vd.rec.last_status = status;
 }
 
-void vd_core_recv_done(struct srpt_channel *ch, struct srpt_recv *r, int ok,
-		       u32 byte_len, u64 now_ns)
+void vd_core_recv_done(struct srpt_channel *ch, struct srpt_recv *r,
+		       enum srpt_wc_status status, u32 byte_len, u64 now_ns)
 {
 	const struct vd_core_recv *owner = (const struct vd_core_recv *)r;
+	bool ok = status == SRPT_WC_SUCCESS;
 
 	vd.rec.recv_done++;
 	vd.rec.last_ch = ch;
 	vd.rec.last_recv = r;
-	vd.rec.last_ok = ok;
+	vd.rec.last_status = status;
 	vd.rec.recv_len = byte_len;
 	if (ok)
 		memcpy(vd.rec.iu, owner->iu, min_t(u32, byte_len, sizeof(vd.rec.iu)));

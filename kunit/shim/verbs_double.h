@@ -68,7 +68,7 @@ struct vd_wire {
 struct vd_record {
 	/* srpt_core_*() */
 	unsigned int send_done, rdma_done, recv_done;
-	int last_ok;
+	enum srpt_wc_status last_status;	/* the kernel's, passed through */
 	struct srpt_cmd *last_cmd;
 	struct srpt_recv *last_recv;
 	struct srpt_channel *last_ch;
@@ -171,6 +171,7 @@ void vd_rw_ctx_destroy(struct rdma_rw_ctx *ctx, struct ib_qp *qp, u32 port_num,
 struct ib_send_wr *vd_rw_ctx_wrs(struct rdma_rw_ctx *ctx, struct ib_qp *qp,
 				 u32 port_num, struct ib_cqe *cqe,
 				 struct ib_send_wr *chain_wr);
+const char *vd_ib_event_msg(enum ib_event_type event);
 struct ib_srq *vd_create_srq(struct ib_pd *pd, struct ib_srq_init_attr *attr);
 void vd_destroy_srq(struct ib_srq *srq);
 struct page *vd_alloc_page(gfp_t gfp);

@@ -82,6 +82,12 @@ void unpost_locked(srpt_os_channel *ch, srpt_os_device *srq_dev)
 	}
 }
 
+/* A completion's status: @ok, or the failure the test configured. */
+srpt_wc_status wc_status_locked(bool ok)
+{
+	return ok ? SRPT_WC_SUCCESS : S().config.fail_status;
+}
+
 } // namespace
 
 /* ---- IB/CM ---- */
@@ -937,7 +943,7 @@ std::size_t flush_qp(srpt_os_channel &ch, bool everything)
 			r->posted_on = nullptr;
 			r->received_on = &ch;
 		}
-		srpt_core_recv_done(core, r->core, 0, 0, fake::now_ns());
+		srpt_core_recv_done(core, r->core, SRPT_WC_WR_FLUSH_ERR, 0, fake::now_ns());
 		n++;
 	}
 	/* The send queue: zero-length writes, then (when destroying) the rest. */
@@ -1017,6 +1023,7 @@ void cm_event(srpt_os_channel &ch, Cm what)
 srpt_os_recv *receive(srpt_os_channel &ch, const void *iu, std::size_t len, bool ok, Device *srq)
 {
 	srpt_os_recv *r = nullptr;
+	srpt_wc_status status;
 	srpt_channel *core;
 	{
 		std::lock_guard<std::mutex> g(g_mu);
@@ -1065,8 +1072,9 @@ srpt_os_recv *receive(srpt_os_channel &ch, const void *iu, std::size_t len, bool
 		if (ok && len)
 			std::memcpy(r->iu, iu, len);
 		core = ch.core;
+		status = wc_status_locked(ok);
 	}
-	srpt_core_recv_done(core, r->core, ok, ok ? static_cast<srpt_u32>(len) : 0, fake::now_ns());
+	srpt_core_recv_done(core, r->core, status, ok ? static_cast<srpt_u32>(len) : 0, fake::now_ns());
 	return r;
 }
 
@@ -1082,6 +1090,7 @@ std::size_t srq_posted(const Device &d)
 
 bool complete_zero_write(srpt_os_channel &ch, bool ok)
 {
+	srpt_wc_status status;
 	srpt_channel *core;
 	{
 		std::lock_guard<std::mutex> g(g_mu);
@@ -1094,8 +1103,9 @@ bool complete_zero_write(srpt_os_channel &ch, bool ok)
 		ch.zero_writes_pending--;
 		srpt_qp_model_send_done(&ch.qpm, 1, 1);
 		core = ch.core;
+		status = wc_status_locked(ok);
 	}
-	srpt_core_zero_write_done(core, ok);
+	srpt_core_zero_write_done(core, status);
 	return true;
 }
 
@@ -1111,6 +1121,7 @@ int lio_queue_response(srpt_os_cmd *cmd, srpt_cmd_status st, bool with_data)
 
 bool complete_send(srpt_os_cmd *cmd, bool ok)
 {
+	srpt_wc_status status;
 	srpt_cmd *core;
 	{
 		std::lock_guard<std::mutex> g(g_mu);
@@ -1124,13 +1135,15 @@ bool complete_send(srpt_os_cmd *cmd, bool ok)
 		srpt_qp_model_send_done(&cmd->ch->qpm, static_cast<unsigned>(cmd->wrs_pending), 1);
 		cmd->wrs_pending = 0;
 		core = cmd->core;
+		status = wc_status_locked(ok);
 	}
-	srpt_core_send_done(core, ok, fake::now_ns());
+	srpt_core_send_done(core, status, fake::now_ns());
 	return true;
 }
 
 bool complete_rdma(srpt_os_cmd *cmd, bool ok)
 {
+	srpt_wc_status status;
 	srpt_cmd *core;
 	{
 		std::lock_guard<std::mutex> g(g_mu);
@@ -1144,8 +1157,9 @@ bool complete_rdma(srpt_os_cmd *cmd, bool ok)
 		srpt_qp_model_send_done(&cmd->ch->qpm, static_cast<unsigned>(cmd->wrs_pending), 1);
 		cmd->wrs_pending = 0;
 		core = cmd->core;
+		status = wc_status_locked(ok);
 	}
-	srpt_core_rdma_done(core, ok);
+	srpt_core_rdma_done(core, status);
 	return true;
 }
 

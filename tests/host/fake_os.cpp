@@ -7,6 +7,7 @@
  * blocks on a lock the core holds.
  */
 #include "fake_internal.h"
+#include "../doubles/names.h"
 
 #include <algorithm>
 #include <arpa/inet.h>
@@ -878,6 +879,16 @@ bool kstrtouint0(std::string s)
  * usual digits: IPv4 parts like "010" and IPv6 groups of more than four
  * digits like "00001" (the kernel reads both).
  */
+extern "C" const char *srpt_os_wc_status_msg(enum srpt_wc_status status)
+{
+	return srpt_double_wc_status_msg(status);
+}
+
+extern "C" const char *srpt_os_ib_event_msg(int event)
+{
+	return srpt_double_ib_event_msg(event);
+}
+
 extern "C" int srpt_os_inet_pton(const char *name, srpt_size_t len)
 {
 	const std::string s(name, len);

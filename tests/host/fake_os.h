@@ -291,6 +291,8 @@ struct Config {
 	bool capture_log = true;	/* keep log lines for assertions */
 	bool echo_log = false;		/* also print them (SRPT_FAKE_ECHO=1 sets this) */
 	int listen_error = 0;		/* srpt_os_rdma_cm_listen() fails with this */
+	/* What a completion the test fails (ok false) says; a drain always flushes. */
+	srpt_wc_status fail_status = SRPT_WC_WR_FLUSH_ERR;
 	/* The interfaces of init_net, for the scope of srpt_os_inet_pton(). */
 	std::vector<std::string> netdevs{"lo", "srpt0"};
 	/* srpt_os_wait_for_completion() first runs pending work, as a workqueue would. */

@@ -1181,11 +1181,13 @@ TEST_F(Datapath, RdmaReadFailureAbortsTheCommand)
 	const int slots = sq();
 	srpt_os_cmd *w = send_cmd(*ch_, write_cmd(5));
 	ASSERT_EQ(0, srpt_core_write_pending(w->core));
+	fake::config().fail_status = SRPT_WC_RETRY_EXC_ERR;
 	ASSERT_TRUE(fake::complete_rdma(w, false));
 	EXPECT_EQ(1, w->abort_calls);
 	EXPECT_EQ(0, w->execute_calls);
 	EXPECT_EQ(slots, sq());
-	EXPECT_EQ(1, fake::log_count("command 0x5: RDMA READ failed")) << fake::log_text();
+	EXPECT_EQ(1, fake::log_count("command 0x5: RDMA READ failed: transport retry counter exceeded"))
+		<< fake::log_text();
 	/* LIO answers the aborted command. */
 	lio_respond(w, 0x02);
 	ASSERT_EQ(1u, w->responses.size());
@@ -1200,7 +1202,8 @@ TEST_F(Datapath, AFailedSendCompletionStillFreesTheCommand)
 	lio_respond(c, 0, true);
 	lio_finish(c, false);
 	EXPECT_EQ(slots, sq());
-	EXPECT_EQ(1, fake::log_count("command 0x4: sending the response failed")) << fake::log_text();
+	EXPECT_EQ(1, fake::log_count("command 0x4: sending the response failed: WR flushed"))
+		<< fake::log_text();
 }
 
 TEST_F(Datapath, ResponsesInUnexpectedStates)
@@ -1227,11 +1230,11 @@ TEST_F(Datapath, ResponsesInUnexpectedStates)
 	srpt_os_cmd *d = send_cmd(*ch_, tur_cmd(0x92));
 	const int execs = d->execute_calls, dones = d->done_calls;
 	const std::size_t rsps = d->responses.size();
-	srpt_core_rdma_done(d->core, 1);
+	srpt_core_rdma_done(d->core, SRPT_WC_SUCCESS);
 	EXPECT_EQ(execs, d->execute_calls);
 	EXPECT_EQ(1, fake::log_count("command 0x92: RDMA completion in state new"));
 	/* A send completion without a response. */
-	srpt_core_send_done(d->core, 1, fake::now_ns());
+	srpt_core_send_done(d->core, SRPT_WC_SUCCESS, fake::now_ns());
 	EXPECT_EQ(dones, d->done_calls);
 	EXPECT_EQ(1, fake::log_count("command 0x92: send completion in state new"));
 	EXPECT_EQ(slots, sq());

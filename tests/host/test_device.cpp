@@ -371,11 +371,11 @@ TEST_F(Devices, OtherEventsAreIgnored)
 {
 	fake::Device &d = add_device("mlx5_0", 1, 0x0002c90300a1b2c0ull);
 	/* IB_EVENT_DEVICE_FATAL, and a code the kernel does not have yet. */
-	for (int ev : {8, 1000}) {
+	for (int ev : {8, 1000})
 		ASSERT_TRUE(fake::deliver_event(d, 1, ev));
-		EXPECT_EQ(1, fake::log_count("mlx5_0 port 1: ignoring async event " + std::to_string(ev),
-					     SRPT_LOG_DEBUG));
-	}
+	/* Named as ib_event_msg() names them; the double knows neither. */
+	EXPECT_EQ(2, fake::log_count("mlx5_0 port 1: ignoring async event unrecognized event",
+				     SRPT_LOG_DEBUG));
 	EXPECT_EQ(0u, fake::pending_work());
 	EXPECT_EQ(0x11u, port_of(d, 1)->cache().lid);
 }
@@ -386,9 +386,9 @@ TEST_F(Devices, EventForANonexistentPortIsLoggedAndIgnored)
 	for (unsigned n : {0u, 3u, 255u, 0xffffffffu}) {
 		ASSERT_TRUE(fake::deliver_event(d, n, SRPT_IB_EVENT_LID_CHANGE));
 		ASSERT_TRUE(fake::deliver_event(d, n, SRPT_IB_EVENT_PORT_ERR));
-		EXPECT_EQ(1, fake::log_count("mlx5_0: async event 11 for nonexistent port " +
+		EXPECT_EQ(1, fake::log_count("mlx5_0: async event LID change for nonexistent port " +
 					     std::to_string(n), SRPT_LOG_WARN));
-		EXPECT_EQ(1, fake::log_count("mlx5_0: async event 10 for nonexistent port " +
+		EXPECT_EQ(1, fake::log_count("mlx5_0: async event port error for nonexistent port " +
 					     std::to_string(n), SRPT_LOG_WARN));
 	}
 	EXPECT_EQ(0u, fake::pending_work());

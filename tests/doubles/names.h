@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * srpt_os_wc_status_msg() and srpt_os_ib_event_msg() for both test
+ * doubles: the kernel's texts (ib_wc_status_msg(), ib_event_msg() in
+ * drivers/infiniband/core/verbs.c) for the codes the tests use. Plain C.
+ */
+#ifndef SRPT_TESTS_NAMES_H
+#define SRPT_TESTS_NAMES_H
+
+#include <srpt/abi.h>
+
+static inline const char *srpt_double_wc_status_msg(enum srpt_wc_status status)
+{
+	switch (status) {
+	case SRPT_WC_SUCCESS:
+		return "success";
+	case SRPT_WC_WR_FLUSH_ERR:
+		return "WR flushed";
+	case SRPT_WC_RETRY_EXC_ERR:
+		return "transport retry counter exceeded";
+	}
+	return "unrecognized status";
+}
+
+static inline const char *srpt_double_ib_event_msg(int event)
+{
+	switch (event) {
+	case SRPT_IB_EVENT_QP_FATAL:
+		return "QP fatal error";
+	case SRPT_IB_EVENT_QP_REQ_ERR:
+		return "QP request error";
+	case SRPT_IB_EVENT_QP_ACCESS_ERR:
+		return "QP access error";
+	case SRPT_IB_EVENT_COMM_EST:
+		return "communication established";
+	case SRPT_IB_EVENT_PORT_ACTIVE:
+		return "port active";
+	case SRPT_IB_EVENT_PORT_ERR:
+		return "port error";
+	case SRPT_IB_EVENT_LID_CHANGE:
+		return "LID change";
+	}
+	return "unrecognized event";
+}
+
+#endif /* SRPT_TESTS_NAMES_H */
