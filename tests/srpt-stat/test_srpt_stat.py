@@ -308,6 +308,67 @@ class Report(unittest.TestCase):
                          [("4", "port " + GID), ("4", "initiator " + GID)])
 
 
+class Json(unittest.TestCase):
+    def setUp(self):
+        self.fs = FakeConfigfs()
+
+    def tearDown(self):
+        self.fs.close()
+
+    def test_entries_say_what_the_lines_say(self):
+        self.fs.tpg(GID, channels=1)
+        self.fs.acl(GID, GID, channels=1)
+        prev = S.sample(self.fs.root)
+        self.fs.tpg(GID, channels=1, reads=200, commands=200)
+        self.fs.acl(GID, GID, channels=1, commands=300, reads=200, writes=100, bytes_read=819200,
+                    bytes_written=6553600, latency_lt_1ms=100, latency_lt_10ms=200, credits=126,
+                    queue_depth=2)
+        cur = S.sample(self.fs.root)
+        rep = S.Reporter([50, 99])
+        entries = rep.report("t", cur, prev, 2.0, render=lambda e, p: rep.json_entry(e, p, 2.0))
+        self.assertEqual([(e["kind"], e["name"]) for e in entries], [("port", GID), ("initiator", GID)])
+        ini = entries[1]
+        self.assertEqual((ini["target_port"], ini["tpg"]), (GID, "tpgt_1"))
+        self.assertEqual((ini["reads"], ini["writes"], ini["bytes_read"], ini["bytes_written"]),
+                         (100.0, 50.0, 409600.0, 3276800.0))
+        self.assertEqual((ini["credits"], ini["queue_depth"]), (126, 2))
+        self.assertEqual(ini["latency_ms"], {"p50": 3.25, "p99": 9.865})
+        self.assertNotIn("tpg", entries[0])
+
+    def test_no_command_and_open_bucket(self):
+        self.assertIsNone(S._json_ms(None))
+        self.assertEqual(S._json_ms(math.inf), ">1000")
+
+
+class Prometheus(unittest.TestCase):
+    def test_every_counter_labelled(self):
+        fs = FakeConfigfs()
+        try:
+            fs.tpg(GID, channels=2, commands=7, credits=250)
+            fs.acl(GID, 'a"b', channels=1, commands=5, credits=120)
+            text = S.prometheus_text(S.sample(fs.root))
+        finally:
+            fs.close()
+        lines = text.splitlines()
+        self.assertIn("# TYPE srpt_port_commands_total counter", lines)
+        self.assertIn('srpt_port_commands_total{target_port="%s"} 7' % GID, lines)
+        self.assertIn("# TYPE srpt_port_credits gauge", lines)
+        self.assertIn('srpt_port_channels{target_port="%s"} 2' % GID, lines)
+        # A quote in a name is escaped, as the text format wants.
+        self.assertIn('srpt_initiator_credits{target_port="%s",tpg="tpgt_1",initiator="a\\"b"} 120' % GID,
+                      lines)
+        self.assertIn('srpt_initiator_latency_lt_1ms_total{target_port="%s",tpg="tpgt_1",initiator="a\\"b"} 0'
+                      % GID, lines)
+        # Each family once, its TYPE line first.
+        types = [l for l in lines if l.startswith("# TYPE ")]
+        self.assertEqual(len(types), len(set(types)))
+        for i, l in enumerate(lines):
+            if not l.startswith("#"):
+                name = l.split("{")[0]
+                prior = [t for t in lines[:i] if t.startswith("# TYPE ")]
+                self.assertEqual(prior[-1].split()[2], name)
+
+
 class Program(unittest.TestCase):
     def setUp(self):
         self.fs = FakeConfigfs()
@@ -354,6 +415,57 @@ class Program(unittest.TestCase):
         r = self.tool("-h")
         self.assertEqual(r.returncode, 0)
         self.assertIn("Usage: srpt-stat", r.stdout)
+
+    def test_positional_interval_and_count(self):
+        r = self.tool("0.05", "2")
+        self.assertEqual((r.returncode, r.stderr), (0, ""))
+        self.assertEqual(sum(l.startswith("time ") for l in r.stdout.splitlines()), 2)
+        for twice in (["-i", "1", "0.05"], ["-c", "1", "0.05", "1"]):
+            r = self.tool(*twice)
+            self.assertEqual(r.returncode, 2, twice)
+            self.assertIn("given twice", r.stderr)
+
+    def test_version_is_the_modules(self):
+        with open(os.path.join(ROOT, "include", "srpt", "version.h"), encoding="ascii") as f:
+            want = next(l.split('"')[1] for l in f if l.startswith("#define SRPT_VERSION "))
+        for opt in ("-V", "--version"):
+            r = self.tool(opt)
+            self.assertEqual((r.returncode, r.stdout), (0, "srpt-stat %s\n" % want))
+
+    def test_timestamp(self):
+        r = self.tool("-t", "-i", "0.05", "-c", "2")
+        self.assertEqual(r.returncode, 0)
+        lines = r.stdout.splitlines()
+        heads = [i for i, l in enumerate(lines) if l.startswith("time ")]
+        self.assertEqual(len(heads), 2)
+        for i in heads:
+            self.assertRegex(lines[i - 1], r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d[+-]\d{4}$")
+
+    def test_json_lines(self):
+        import json
+        r = self.tool("--json", "-i", "0.05", "-c", "2")
+        self.assertEqual((r.returncode, r.stderr), (0, ""))
+        reports = [json.loads(l) for l in r.stdout.splitlines()]
+        self.assertEqual(len(reports), 2)
+        for rep in reports:
+            self.assertGreater(rep["seconds"], 0)
+            self.assertEqual([(e["kind"], e["name"], e["credits"]) for e in rep["entries"]],
+                             [("port", GID, 128), ("initiator", GID, 128)])
+
+    def test_prometheus_file(self):
+        path = os.path.join(self.fs.root, "srpt.prom")
+        r = self.tool("--prometheus", path, "-i", "0.05", "-c", "2")
+        self.assertEqual((r.returncode, r.stdout, r.stderr), (0, "", ""))
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+        self.assertIn('srpt_initiator_credits{target_port="%s",tpg="tpgt_1",initiator="%s"} 128'
+                      % (GID, GID), text)
+        self.assertEqual([n for n in os.listdir(self.fs.root) if n.endswith(".tmp")], [])
+        r = self.tool("--prometheus", path, "--json", "-c", "1")
+        self.assertEqual(r.returncode, 2)
+        r = self.tool("--prometheus", os.path.join(self.fs.root, "no", "such", "dir.prom"), "-c", "1")
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("cannot write", r.stderr)
 
     def test_missing_fabric(self):
         r = subprocess.run([sys.executable, TOOL, "--configfs", os.path.join(self.fs.root, "target"), "-c", "1"],
