@@ -106,8 +106,8 @@ static int reject_login(RdmaPort *port, srpt_os_channel *os, const srpt_login_in
 	PeerName peer;
 
 	format_peer(info, &peer);
-	srpt_os_log(SRPT_LOG_INFO | SRPT_LOG_RATELIMITED, "%s port %u: rejected login of %s: %s\n",
-		    port ? port->dev_name() : "?", port ? port->num() : 0, peer.c_str(), why);
+	SRPT_LOG_LIMITED(SRPT_LOG_INFO, "%s port %u: rejected login of %s: %s\n",
+			 port ? port->dev_name() : "?", port ? port->num() : 0, peer.c_str(), why);
 	if (port)
 		port->logins().count_reject(reason);
 	srpt_os_cm_reject(os, rej, len);
@@ -122,8 +122,8 @@ int Channel::login(Device *dev, u32 port_num, srpt_os_channel *os, const srpt_lo
 	LoginRequest req;
 
 	if (!port) {
-		srpt_os_log(SRPT_LOG_ERR | SRPT_LOG_RATELIMITED, "%s: login on nonexistent port %u\n",
-			    dev->name(), port_num);
+		SRPT_LOG_LIMITED(SRPT_LOG_ERR, "%s: login on nonexistent port %u\n", dev->name(),
+				 port_num);
 		return reject_login(nullptr, os, info, 0, RejectReason::kUnableEstablishChannel,
 				    "no such port", -ktl::kEINVAL);
 	}

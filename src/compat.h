@@ -8,6 +8,7 @@
 #ifndef SRPT_COMPAT_H
 #define SRPT_COMPAT_H
 
+#include <linux/ratelimit.h>
 #include <linux/scatterlist.h>
 #include <linux/workqueue.h>
 #include <rdma/ib_cm.h>
@@ -130,5 +131,22 @@ static inline void srpt_target_submit(struct se_cmd *cmd)
 	transport_handle_cdb_direct(cmd);
 }
 #endif
+
+/* Since 6.16 a ratelimit_state counts what it dropped in an atomic_t. */
+static inline int srpt_ratelimit_take_missed(struct ratelimit_state *rs)
+{
+#ifdef SRPT_HAVE_RATELIMIT_RESET_MISS
+	return ratelimit_state_reset_miss(rs);
+#else
+	unsigned long flags;
+	int missed;
+
+	raw_spin_lock_irqsave(&rs->lock, flags);
+	missed = rs->missed;
+	rs->missed = 0;
+	raw_spin_unlock_irqrestore(&rs->lock, flags);
+	return missed;
+#endif
+}
 
 #endif /* SRPT_COMPAT_H */

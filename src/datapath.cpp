@@ -27,8 +27,8 @@ void ChannelIo::on_recv(RecvCtx *r, srpt_wc_status status, u32 byte_len, u64 now
 	if (status != SRPT_WC_SUCCESS) {
 		/* Flushed receives are normal while draining; otherwise the QP broke. */
 		if (ch_.state() <= ChState::kLive) {
-			srpt_os_log(SRPT_LOG_ERR | SRPT_LOG_RATELIMITED, "%s: receive failed: %s\n",
-				    ch_.name(), srpt_os_wc_status_msg(status));
+			SRPT_LOG_LIMITED(SRPT_LOG_ERR, "%s: receive failed: %s\n", ch_.name(),
+					 srpt_os_wc_status_msg(status));
 			ch_.request_logout();
 		}
 		/*
@@ -61,8 +61,8 @@ void ChannelIo::repost(RecvCtx *r)
 	const int ret = srpt_os_recv_post(dev_os_, limits_.use_srq ? nullptr : os_, r->os.get());
 
 	if (ret && ch_.state() <= ChState::kLive)
-		srpt_os_log(SRPT_LOG_ERR | SRPT_LOG_RATELIMITED, "%s: reposting a receive buffer failed (%d)\n",
-			    ch_.name(), ret);
+		SRPT_LOG_LIMITED(SRPT_LOG_ERR, "%s: reposting a receive buffer failed (%d)\n",
+				 ch_.name(), ret);
 }
 
 /* srpt_handle_new_iu: false when the IU must wait (and was not consumed). */
@@ -125,8 +125,8 @@ bool ChannelIo::handle_iu(RecvCtx *r)
 			    opcode);
 		break;
 	default:
-		srpt_os_log(SRPT_LOG_ERR | SRPT_LOG_RATELIMITED, "%s: ignoring IU with opcode %#x\n",
-			    ch_.name(), opcode);
+		SRPT_LOG_LIMITED(SRPT_LOG_ERR, "%s: ignoring IU with opcode %#x\n", ch_.name(),
+				 opcode);
 		stats_.add(Stat::kErrUnknownIu);
 		break;
 	}
@@ -239,8 +239,7 @@ void ChannelIo::handle_cmd(RecvCtx *r, Cmd *c)
 	c->sol_not = sc.sol_not;
 	stats_.add_cq<Stat::kCommands>();
 	if (ret) {
-		srpt_os_log(SRPT_LOG_ERR | SRPT_LOG_RATELIMITED, "%s: command %#llx: %s\n", ch_.name(),
-			    c->tag, why);
+		SRPT_LOG_LIMITED(SRPT_LOG_ERR, "%s: command %#llx: %s\n", ch_.name(), c->tag, why);
 		stats_.add(Stat::kErrMalformed);
 		c->respond_local_status(kStatusCheckCondition, kSenseInvalidFieldInIu,
 					sizeof(kSenseInvalidFieldInIu));
@@ -256,9 +255,9 @@ void ChannelIo::handle_cmd(RecvCtx *r, Cmd *c)
 
 	ret = map_data(c, r, sc.data);
 	if (ret) {
-		srpt_os_log(SRPT_LOG_ERR | SRPT_LOG_RATELIMITED,
-			    "%s: command %#llx: allocating %u bytes for its data failed (%d)\n",
-			    ch_.name(), c->tag, c->data_len, ret);
+		SRPT_LOG_LIMITED(SRPT_LOG_ERR,
+				 "%s: command %#llx: allocating %u bytes for its data failed (%d)\n",
+				 ch_.name(), c->tag, c->data_len, ret);
 		c->release_data();
 		if (transient(ret)) {
 			stats_.add(Stat::kErrNoMemory);
@@ -301,8 +300,8 @@ void ChannelIo::handle_tsk_mgmt(RecvCtx *r, Cmd *c)
 	if (parse_srp_tsk_mgmt(ktl::Bytes(r->iu, r->byte_len), &t)) {
 		stats_.add(Stat::kErrMalformed);
 		/* Too short to carry a tag: there is nobody to answer. */
-		srpt_os_log(SRPT_LOG_ERR | SRPT_LOG_RATELIMITED,
-			    "%s: ignoring a %u-byte SRP_TSK_MGMT\n", ch_.name(), r->byte_len);
+		SRPT_LOG_LIMITED(SRPT_LOG_ERR, "%s: ignoring a %u-byte SRP_TSK_MGMT\n", ch_.name(),
+				 r->byte_len);
 		c->return_recv();
 		credits_.owe_one();
 		put_cmd(c);
@@ -312,13 +311,14 @@ void ChannelIo::handle_tsk_mgmt(RecvCtx *r, Cmd *c)
 	c->sol_not = t.sol_not;
 	c->set_state(CmdState::kMgmt);
 	if (t.tmf == SRPT_TMF_UNSUPPORTED)
-		srpt_os_log(SRPT_LOG_INFO | SRPT_LOG_RATELIMITED,
-			    "%s: task management function %#x is not supported\n", ch_.name(), t.function);
+		SRPT_LOG_LIMITED(SRPT_LOG_INFO,
+				 "%s: task management function %#x is not supported\n", ch_.name(),
+				 t.function);
 	const int ret = srpt_os_cmd_submit_tmr(c->os.get(), t.lun, t.tmf, t.task_tag, t.tag);
 	if (ret) {
-		srpt_os_log(SRPT_LOG_ERR | SRPT_LOG_RATELIMITED,
-			    "%s: task management function %#x for %#llx failed (%d)\n", ch_.name(),
-			    t.function, t.tag, ret);
+		SRPT_LOG_LIMITED(SRPT_LOG_ERR,
+				 "%s: task management function %#x for %#llx failed (%d)\n",
+				 ch_.name(), t.function, t.tag, ret);
 		c->respond_local_tmf(srp::kTmfFailed);
 	}
 }
@@ -362,9 +362,9 @@ int Cmd::write_pending()
 	}
 	/* Nothing is in flight that would retry it: LIO does (-ENOMEM) or fails it. */
 	set_state(CmdState::kNew);
-	srpt_os_log(SRPT_LOG_ERR | SRPT_LOG_RATELIMITED,
-		    "%s: command %#llx: starting the RDMA READ of its data failed (%d)\n",
-		    ch_->name(), tag, step_err_);
+	SRPT_LOG_LIMITED(SRPT_LOG_ERR,
+			 "%s: command %#llx: starting the RDMA READ of its data failed (%d)\n",
+			 ch_->name(), tag, step_err_);
 	if (!post_err_ && transient(step_err_))
 		return -ktl::kENOMEM;
 	return step_err_ == -ktl::kENOMEM ? -ktl::kEIO : step_err_;
@@ -496,8 +496,8 @@ void Cmd::post_failed()
 		/* A closing channel sends nothing: no error of its own. */
 		if (ch->state() <= ChState::kLive) {
 			ch->io().stats().add(Stat::kErrSend);
-			srpt_os_log(SRPT_LOG_ERR | SRPT_LOG_RATELIMITED,
-				    "%s: command %#llx: sending failed (%d)\n", ch->name(), tag, step_err_);
+			SRPT_LOG_LIMITED(SRPT_LOG_ERR, "%s: command %#llx: sending failed (%d)\n",
+					 ch->name(), tag, step_err_);
 		}
 		if (data_out) {
 			set_state(CmdState::kDataIn);
@@ -513,9 +513,8 @@ void Cmd::post_failed()
 
 	const bool retry = transient(step_err_);
 	ch->io().stats().add(retry ? Stat::kErrNoMemory : Stat::kErrSend);
-	srpt_os_log(SRPT_LOG_ERR | SRPT_LOG_RATELIMITED,
-		    "%s: command %#llx: mapping %u bytes for RDMA failed (%d)\n", ch->name(), tag,
-		    xfer.left(), step_err_);
+	SRPT_LOG_LIMITED(SRPT_LOG_ERR, "%s: command %#llx: mapping %u bytes for RDMA failed (%d)\n",
+			 ch->name(), tag, xfer.left(), step_err_);
 	if (data_out) {
 		/* LIO answers TASK SET FULL or ABORTED COMMAND through queue_status. */
 		set_state(CmdState::kDataIn);
@@ -548,9 +547,9 @@ void Cmd::rdma_done(srpt_wc_status status)
 		if (!ok) {
 			ch->io().stats().add(Stat::kErrRdmaRead);
 			if (ch->state() <= ChState::kLive)
-				srpt_os_log(SRPT_LOG_ERR | SRPT_LOG_RATELIMITED,
-					    "%s: command %#llx: RDMA READ failed: %s\n", ch->name(), tag,
-					    srpt_os_wc_status_msg(status));
+				SRPT_LOG_LIMITED(SRPT_LOG_ERR,
+						 "%s: command %#llx: RDMA READ failed: %s\n",
+						 ch->name(), tag, srpt_os_wc_status_msg(status));
 			set_state(CmdState::kDataIn);
 			srpt_os_cmd_abort(os.get(), false);
 			return;
@@ -567,9 +566,9 @@ void Cmd::rdma_done(srpt_wc_status status)
 		ch->io().sendq().release(held);
 		if (!ok) {
 			if (ch->state() <= ChState::kLive)
-				srpt_os_log(SRPT_LOG_ERR | SRPT_LOG_RATELIMITED,
-					    "%s: command %#llx: RDMA WRITE failed: %s\n", ch->name(), tag,
-					    srpt_os_wc_status_msg(status));
+				SRPT_LOG_LIMITED(SRPT_LOG_ERR,
+						 "%s: command %#llx: RDMA WRITE failed: %s\n",
+						 ch->name(), tag, srpt_os_wc_status_msg(status));
 			ch->io().stats().add(Stat::kErrSend);
 			ch->io().credits().owe_one();
 			fail_response();
@@ -721,9 +720,9 @@ void Cmd::send_done(srpt_wc_status status, u64 now_ns)
 	unmap_round();
 	ch->io().sendq().release(held);
 	if (!ok && ch->state() <= ChState::kLive) {
-		srpt_os_log(SRPT_LOG_ERR | SRPT_LOG_RATELIMITED,
-			    "%s: command %#llx: sending the response failed: %s\n", ch->name(), tag,
-			    srpt_os_wc_status_msg(status));
+		SRPT_LOG_LIMITED(SRPT_LOG_ERR,
+				 "%s: command %#llx: sending the response failed: %s\n", ch->name(),
+				 tag, srpt_os_wc_status_msg(status));
 		ch->io().stats().add(Stat::kErrSend);
 	}
 	if (ok && read_bytes_)

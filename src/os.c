@@ -27,6 +27,7 @@
 
 #include <srpt/abi.h>
 
+#include "compat.h"
 #include "os.h"
 
 static_assert(sizeof(spinlock_t) <= sizeof(struct srpt_os_spinlock));
@@ -63,35 +64,89 @@ void srpt_os_free(void *p)
 	kvfree(p);
 }
 
+static void srpt_vlog(int level, struct va_format *vaf)
+{
+	switch (level) {
+	case SRPT_LOG_ERR:
+		pr_err("%pV", vaf);
+		break;
+	case SRPT_LOG_WARN:
+		pr_warn("%pV", vaf);
+		break;
+	case SRPT_LOG_NOTICE:
+		pr_notice("%pV", vaf);
+		break;
+	case SRPT_LOG_INFO:
+		pr_info("%pV", vaf);
+		break;
+	default:
+		pr_debug("%pV", vaf);
+		break;
+	}
+}
+
 void srpt_os_log(int level, const char *fmt, ...)
 {
-	static DEFINE_RATELIMIT_STATE(rs, DEFAULT_RATELIMIT_INTERVAL,
-				      DEFAULT_RATELIMIT_BURST);
 	struct va_format vaf;
 	va_list args;
 
-	if ((level & SRPT_LOG_RATELIMITED) && !__ratelimit(&rs))
-		return;
 	va_start(args, fmt);
 	vaf.fmt = fmt;
 	vaf.va = &args;
-	switch (level & ~SRPT_LOG_RATELIMITED) {
-	case SRPT_LOG_ERR:
-		pr_err("%pV", &vaf);
-		break;
-	case SRPT_LOG_WARN:
-		pr_warn("%pV", &vaf);
-		break;
-	case SRPT_LOG_NOTICE:
-		pr_notice("%pV", &vaf);
-		break;
-	case SRPT_LOG_INFO:
-		pr_info("%pV", &vaf);
-		break;
-	default:
-		pr_debug("%pV", &vaf);
-		break;
+	srpt_vlog(level, &vaf);
+	va_end(args);
+}
+
+/* What a struct srpt_os_ratelimit holds. */
+struct srpt_ratelimit {
+	struct ratelimit_state rs;
+	bool ready;
+};
+
+static_assert(sizeof(struct srpt_ratelimit) <= sizeof(struct srpt_os_ratelimit),
+	      "struct srpt_os_ratelimit is too small for this kernel's ratelimit_state");
+static_assert(__alignof__(struct srpt_ratelimit) <= __alignof__(struct srpt_os_ratelimit),
+	      "struct srpt_os_ratelimit is not aligned for this kernel's ratelimit_state");
+
+/* Serialises the first use of each call site's state. */
+static DEFINE_SPINLOCK(srpt_ratelimit_setup_lock);
+
+static struct ratelimit_state *srpt_ratelimit_state(struct srpt_os_ratelimit *rl)
+{
+	struct srpt_ratelimit *r = (struct srpt_ratelimit *)rl;
+	unsigned long flags;
+
+	if (!smp_load_acquire(&r->ready)) {
+		spin_lock_irqsave(&srpt_ratelimit_setup_lock, flags);
+		if (!r->ready) {
+			ratelimit_state_init(&r->rs, DEFAULT_RATELIMIT_INTERVAL,
+					     DEFAULT_RATELIMIT_BURST);
+			/* The count of dropped lines is ours to print, with our prefix. */
+			ratelimit_set_flags(&r->rs, RATELIMIT_MSG_ON_RELEASE);
+			smp_store_release(&r->ready, true);
+		}
+		spin_unlock_irqrestore(&srpt_ratelimit_setup_lock, flags);
 	}
+	return &r->rs;
+}
+
+void srpt_os_log_ratelimited(struct srpt_os_ratelimit *rl, int level, const char *fmt, ...)
+{
+	struct ratelimit_state *rs = srpt_ratelimit_state(rl);
+	struct va_format vaf;
+	va_list args;
+	int missed;
+
+	if (!__ratelimit(rs))
+		return;
+	/* Say what was dropped since the last line, once. */
+	missed = srpt_ratelimit_take_missed(rs);
+	if (missed)
+		pr_warn("%d messages like the next one suppressed\n", missed);
+	va_start(args, fmt);
+	vaf.fmt = fmt;
+	vaf.va = &args;
+	srpt_vlog(level, &vaf);
 	va_end(args);
 }
 

@@ -41,12 +41,32 @@ enum srpt_log_level {
 	SRPT_LOG_NOTICE = 5,
 	SRPT_LOG_INFO = 6,
 	SRPT_LOG_DEBUG = 7,
-	/* Or-ed into a level: for messages an initiator can cause at will. */
-	SRPT_LOG_RATELIMITED = 0x100,
 };
 
 /* printk-style; the shim prefixes the module name. */
 void srpt_os_log(int level, const char *fmt, ...) SRPT_PRINTF(2, 3);
+
+/*
+ * A call site's rate limit (the kernel's ratelimit_state inside): zero
+ * as a static object, set up at its first use.
+ */
+struct srpt_os_ratelimit { unsigned long opaque[16]; };
+/*
+ * srpt_os_log() at most a burst of times per interval (the kernel's
+ * defaults: 10 in 5 s) for @rl; then one line says how many it dropped.
+ */
+void srpt_os_log_ratelimited(struct srpt_os_ratelimit *rl, int level, const char *fmt, ...)
+	SRPT_PRINTF(3, 4);
+/*
+ * srpt_os_log() of a message an initiator can cause at will: each call
+ * site limited on its own, so that a flood of one message does not hide
+ * another.
+ */
+#define SRPT_LOG_LIMITED(level, ...)						\
+	do {									\
+		static struct srpt_os_ratelimit srpt_call_site_rl_;		\
+		srpt_os_log_ratelimited(&srpt_call_site_rl_, (level), __VA_ARGS__);	\
+	} while (0)
 /* A broken invariant: a WARN in the kernel, a test failure on the host. */
 void srpt_os_warn(const char *file, int line, const char *what);
 

@@ -390,17 +390,19 @@ extern "C" void srpt_os_free(void *p)
 	std::free(p);
 }
 
-extern "C" void srpt_os_log(int level, const char *fmt, ...)
+namespace {
+
+/*
+ * Every line is kept, limited or not, so that tests can count them; a
+ * limited one says which call site's state it used.
+ */
+void log_line(int level, const srpt_os_ratelimit *rl, const char *fmt, va_list ap)
 {
-	va_list ap;
-	va_start(ap, fmt);
 	std::string text = vformat(fmt, ap);
-	va_end(ap);
 
 	std::lock_guard<std::mutex> g(g_mu);
 	State &s = S();
-	const bool ratelimited = level & SRPT_LOG_RATELIMITED;
-	level &= ~SRPT_LOG_RATELIMITED;
+	const bool ratelimited = rl != nullptr;
 	if (level < SRPT_LOG_ERR || level > SRPT_LOG_DEBUG)
 		violation_locked(strf("srpt_os_log with level %d: %s", level, text.c_str()));
 	if (text.empty() || text.back() != '\n')
@@ -409,6 +411,24 @@ extern "C" void srpt_os_log(int level, const char *fmt, ...)
 		std::fprintf(stderr, "fake_os: log<%d> %s", level, text.c_str());
 	if (s.config.capture_log)
 		s.log.push_back({level, ratelimited, std::move(text)});
+}
+
+} // namespace
+
+extern "C" void srpt_os_log(int level, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	log_line(level, nullptr, fmt, ap);
+	va_end(ap);
+}
+
+extern "C" void srpt_os_log_ratelimited(struct srpt_os_ratelimit *rl, int level, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	log_line(level, rl, fmt, ap);
+	va_end(ap);
 }
 
 extern "C" void srpt_os_warn(const char *file, int line, const char *what)

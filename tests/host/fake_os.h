@@ -372,7 +372,7 @@ std::size_t live_bytes();
 /* ---- Log, warnings, violations ---- */
 
 struct LogLine {
-	int level;		/* without SRPT_LOG_RATELIMITED */
+	int level;
 	bool ratelimited;
 	std::string text;
 };

@@ -269,7 +269,7 @@ TEST_F(Fake, LogRules)
 	EXPECT_TRUE(has_violation(fake::take_violations(), "without a trailing newline"));
 	srpt_os_log(42, "odd level\n");
 	EXPECT_TRUE(has_violation(fake::take_violations(), "level 42"));
-	srpt_os_log(SRPT_LOG_WARN | SRPT_LOG_RATELIMITED, "from the wire %d\n", 7);
+	SRPT_LOG_LIMITED(SRPT_LOG_WARN, "from the wire %d\n", 7);
 	EXPECT_TRUE(fake::take_violations().empty());
 	const auto logs = fake::logs();
 	ASSERT_EQ(3u, logs.size());
