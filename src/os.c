@@ -116,6 +116,7 @@ static struct ratelimit_state *srpt_ratelimit_state(struct srpt_os_ratelimit *rl
 	struct srpt_ratelimit *r = (struct srpt_ratelimit *)rl;
 	unsigned long flags;
 
+	/* Pairs with the release below: a ready state is seen set up. */
 	if (!smp_load_acquire(&r->ready)) {
 		spin_lock_irqsave(&srpt_ratelimit_setup_lock, flags);
 		if (!r->ready) {
@@ -123,6 +124,7 @@ static struct ratelimit_state *srpt_ratelimit_state(struct srpt_os_ratelimit *rl
 					     DEFAULT_RATELIMIT_BURST);
 			/* The count of dropped lines is ours to print, with our prefix. */
 			ratelimit_set_flags(&r->rs, RATELIMIT_MSG_ON_RELEASE);
+			/* Set up before ready: pairs with the acquire above. */
 			smp_store_release(&r->ready, true);
 		}
 		spin_unlock_irqrestore(&srpt_ratelimit_setup_lock, flags);
