@@ -83,15 +83,11 @@ static int __init srpt_init_module(void)
 		pr_err("registering the IB client failed (%d)\n", ret);
 		goto lio_unregister;
 	}
-	ret = srpt_core_start();
-	if (ret)
-		goto ib_unregister;
+	srpt_core_start();
 	srpt_debugfs_init();
 	pr_info("SRP target " SRPT_VERSION " loaded\n");
 	return 0;
 
-ib_unregister:
-	srpt_ib_unregister();
 lio_unregister:
 	srpt_lio_unregister();
 destroy_wq:

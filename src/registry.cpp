@@ -93,9 +93,19 @@ extern "C" int srpt_core_init(void)
 	return 0;
 }
 
-extern "C" int srpt_core_start(void)
+/*
+ * A port that cannot be bound does not fail the load: at boot that would
+ * lose the whole srpt configuration targetctl restores, and IB/CM logins
+ * need no listener. The administrator is told how to listen later.
+ */
+extern "C" void srpt_core_start(void)
 {
-	return listen_rdma_cm(rdma_cm_port_param());
+	const u32 port = rdma_cm_port_param();
+
+	if (listen_rdma_cm(port))
+		srpt_os_log(SRPT_LOG_ERR,
+			    "rdma_cm_port: loaded without an RDMA/CM listener; once port %u is free, write it to discovery_auth/rdma_cm_port\n",
+			    port);
 }
 
 extern "C" void srpt_core_exit(void)

@@ -19,8 +19,11 @@ SRPT_ABI_BEGIN
 /* From module_init before anything else; from module_exit last. */
 SRPT_NODISCARD int srpt_core_init(void);
 void srpt_core_exit(void);
-/* Once LIO and the IB client are registered: the listener rdma_cm_port names. */
-SRPT_NODISCARD int srpt_core_start(void);
+/*
+ * Once LIO and the IB client are registered: the listener rdma_cm_port
+ * names, if its port can be bound (if not, the load goes on without it).
+ */
+void srpt_core_start(void);
 
 enum srpt_param {
 	SRPT_PARAM_MAX_REQ_SIZE,	/* srp_max_req_size */
