@@ -31,6 +31,23 @@ TargetPort::~TargetPort()
 	live_dec(Live::kTPort);
 }
 
+/*
+ * rtslib (targetcli, saveconfig, targetctl) reads only names of the form
+ * 0x and 32 hex digits (its "ib." ones): any other name makes it fail
+ * while the object exists. The module takes them, as the in-tree target
+ * does; the administrator is told what that costs.
+ */
+namespace {
+
+void warn_rtslib_name(const char *what, const char *name)
+{
+	srpt_os_log(SRPT_LOG_WARN,
+		    "%s %.64s: targetcli and rtslib cannot read this name: 'targetcli ls' and saveconfig fail while it exists; name it 0x and 32 hex digits (targetcli: ib. and 32 hex digits)\n",
+		    what, name);
+}
+
+} // namespace
+
 int TargetPort::create(const char *name, srpt_os_tport *os, TargetPort **out)
 {
 	PortLookup found = lookup_port(name);
@@ -55,6 +72,8 @@ int TargetPort::create(const char *name, srpt_os_tport *os, TargetPort **out)
 	}
 	srpt_os_log(SRPT_LOG_INFO, "%s port %u: created target port %s\n", t->port_->dev_name(),
 		    t->port_->num(), t->name());
+	if (t->kind_ == SRPT_PORT_ID_GUID)
+		warn_rtslib_name("target port", t->name());
 	*out = t;
 	return 0;
 }
@@ -170,5 +189,8 @@ extern "C" int srpt_core_nacl_init(const char *name)
 			    name);
 		return -ktl::kEINVAL;
 	}
+	if (kind != InitiatorIdKind::kHex || len != 34 || name[0] != '0' ||
+	    (name[1] != 'x' && name[1] != 'X'))
+		warn_rtslib_name("node ACL", name);
 	return 0;
 }

@@ -76,6 +76,24 @@ TEST_F(InitiatorId, AcceptedForms)
 	EXPECT_EQ(0, fake::log_count("invalid initiator port ID"));
 }
 
+/* Every accepted form but 0x and 32 hex digits is one rtslib cannot read: said once, as a warning. */
+TEST_F(InitiatorId, NamesRtslibCannotReadAreWarnedOf)
+{
+	const char *readable[] = {"0xfe800000000000005054001234567890", "0XFE800000000000005054001234567890"};
+	const char *unreadable[] = {"fe800000000000005054001234567890", "0x5054001234567890",
+				    "5054:00ff:fe4a:0b7b", "10.0.0.1", "fe80::5054:ff:fe4a:b7b"};
+
+	for (const char *n : readable)
+		EXPECT_EQ(0, srpt_core_nacl_init(n)) << n;
+	EXPECT_EQ(0, fake::log_count("cannot read this name"));
+	for (const char *n : unreadable) {
+		EXPECT_EQ(0, srpt_core_nacl_init(n)) << n;
+		EXPECT_EQ(1, fake::log_count(std::string("node ACL ") + n +
+					     ": targetcli and rtslib cannot read this name", SRPT_LOG_WARN))
+			<< n;
+	}
+}
+
 TEST_F(InitiatorId, Rejected)
 {
 	const std::string bad[] = {

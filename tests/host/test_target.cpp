@@ -144,6 +144,10 @@ TEST_F(Tports, BothNameFormsOnOnePort)
 	EXPECT_EQ(3, refs(p)) << "each target port holds one reference";
 	EXPECT_EQ(2, srpt::live_count(srpt::Live::kTPort));
 	EXPECT_EQ(1, fake::log_count("mlx5_0 port 1: created target port " + fake::guid_name(d, 1)));
+	/* Only the GUID form is one rtslib cannot read: the administrator is told. */
+	EXPECT_EQ(1, fake::log_count("target port " + fake::guid_name(d, 1) +
+				     ": targetcli and rtslib cannot read this name", SRPT_LOG_WARN));
+	EXPECT_EQ(1, fake::log_count("cannot read this name"));
 
 	destroy_tport(g);
 	EXPECT_EQ(2, refs(p));
