@@ -91,7 +91,7 @@ srpt_version() {
 # its self-signed certificate (DIR/cert.der, DER as mokutil takes it), with
 # the extensions of the kernel's own certs/default_x509.genkey plus
 # codeSigning: what `make install SIGN_KEY=... SIGN_CERT=...` is tested
-# with (README: Signing, with the same settings).
+# with (docs/packaging.md: Signing, with the same settings).
 signing_key() {
 	mkdir -p "$1"
 	cat >"$1/x509.genkey" <<-GENKEY

@@ -9,7 +9,7 @@
 # changed through configfs show in the next answer. Every malformed
 # request gets its IBA status and an answer without a byte of the
 # request's reserved or data fields. Then the in-tree ib_srpt answers the
-# same queries: every difference must be one the README lists (where the
+# same queries: every difference must be one docs/differences.md lists (where the
 # specifications say ours is right).
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 . "$SRPT_ROOT/tests/vm/lib.sh"
@@ -167,7 +167,7 @@ expect_ok rmmod ib_srpt
 
 # ---------------------------------------------------------------------------
 # The in-tree target, same settings, same queries: differences only where
-# the README says ours follows the specifications.
+# docs/differences.md says ours follows the specifications.
 # ---------------------------------------------------------------------------
 allow_intree_srpt
 expect_ok modprobe ib_srpt srp_max_req_size=4200 srpt_srq_size=1000

@@ -30,7 +30,7 @@ channels=${SRPT_BENCH_CHANNELS:-1 4}
 # the 1 MiB jobs, which do 30 times fewer I/Os. SRPT_BENCH_PERIOD_NS
 # sets both. Under --icount the guest runs the same instructions at the
 # same virtual times, and the module figures move with the period (the
-# README's Benchmarks has the same module at 250, 50 and 10 us).
+# docs/bench.md has the same module at 250, 50 and 10 us).
 period_ns=${SRPT_BENCH_PERIOD_NS:-250000}
 period_1m_ns=${SRPT_BENCH_PERIOD_NS:-100000}
 out=$SRPT_OUT/bench.txt
