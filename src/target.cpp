@@ -42,7 +42,7 @@ namespace {
 void warn_rtslib_name(const char *what, const char *name)
 {
 	srpt_os_log(SRPT_LOG_WARN,
-		    "%s %.64s: targetcli and rtslib cannot read this name: 'targetcli ls' and saveconfig fail while it exists; name it 0x and 32 hex digits (targetcli: ib. and 32 hex digits)\n",
+		    "%s %.64s: targetcli and rtslib cannot read this name: 'targetcli ls' and saveconfig stop working while it exists; name it 0x and 32 hex digits (targetcli: ib. and 32 hex digits)\n",
 		    what, name);
 }
 
