@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # Target port names: a LIO target port of an RDMA port is made with the
 # GID form (targetcli's ib.<GID>, configfs 0x<GID>) and with the GUID form
-# (configfs xxxx:xxxx:xxxx:xxxx, which targetcli does not know), in either
+# (configfs xxxx:xxxx:xxxx:xxxx, which targetcli does not know: its
+# listing fails while one exists, and the module warns of it), in either
 # case; each carries a LUN (ramdisk, fileio) that LIO files under the
 # canonical lower-case name. A second target port of the same port and
 # name form is refused (EEXIST), and so is every name that is not exactly
@@ -38,6 +39,11 @@ expect_ok grep -Fx "srpt/0x$gid/tpgt_1/lun_0" "$rd0/alua/default_tg_pt_gp/member
 # GUID form by hand, a fileio LUN, enabled; both forms of one port coexist.
 expect_ok mkdir "$SRPT_CFS/$guid"
 expect_dmesg "ib_srpt: rxe0 port 1: created target port $guid\$"
+# rtslib reads only the GID form: while this one exists, targetcli's
+# listing fails, as the module's warning says.
+expect_dmesg "ib_srpt: target port $guid: targetcli and rtslib cannot read this name"
+expect_fail targetcli ls /srpt
+expect_output "WWN not valid"
 expect_ok mkdir "$SRPT_CFS/$guid/tpgt_1"
 expect_ok cfs_add_lun "$SRPT_CFS/$guid/tpgt_1" 0 "$fio0"
 expect_ok grep -Fx "srpt/$guid/tpgt_1/lun_0" "$fio0/alua/default_tg_pt_gp/members"
@@ -107,6 +113,7 @@ expect_live 'target_ports 2' 'tpgs 2'
 expect_ok cfs_drop_tport "0x$GID"
 expect_ok cfs_drop_tport "$GUID"
 expect_live 'devices 1' 'ports 1' 'target_ports 0' 'tpgs 0'
+expect_ok targetcli ls /srpt
 
 unload_all
 rm -f /tmp/srpt-vm-fio0.img
