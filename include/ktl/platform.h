@@ -50,7 +50,7 @@ void srpt_os_log(int level, const char *fmt, ...) SRPT_PRINTF(2, 3);
  * A call site's rate limit (the kernel's ratelimit_state inside): zero
  * as a static object, set up at its first use.
  */
-struct srpt_os_ratelimit { unsigned long opaque[16]; };
+struct srpt_os_ratelimit { unsigned long opaque[24]; };
 /*
  * srpt_os_log() at most a burst of times per interval (the kernel's
  * defaults: 10 in 5 s) for @rl; then one line says how many it dropped.
