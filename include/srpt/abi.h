@@ -260,6 +260,8 @@ enum srpt_wc_status {
 	SRPT_WC_SUCCESS = 0,
 	SRPT_WC_WR_FLUSH_ERR = 5,	/* the QP is in the error state */
 	SRPT_WC_RETRY_EXC_ERR = 12,	/* the peer stopped answering */
+	/* The kernel's last: C++ holds an enum to the range its values span. */
+	SRPT_WC_GENERAL_ERR = 21,
 };
 /* ib_wc_status_msg(): @status as text, for messages. */
 const char *srpt_os_wc_status_msg(enum srpt_wc_status status);

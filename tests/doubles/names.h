@@ -18,6 +18,8 @@ static inline const char *srpt_double_wc_status_msg(enum srpt_wc_status status)
 		return "WR flushed";
 	case SRPT_WC_RETRY_EXC_ERR:
 		return "transport retry counter exceeded";
+	case SRPT_WC_GENERAL_ERR:
+		return "general error";
 	}
 	return "unrecognized status";
 }

@@ -269,7 +269,7 @@ TEST_F(Login, RaceUseSrqFlipsWhileLoginsRun)
 	/* The race ran: flips landed inside logins, and logins still got through. */
 	EXPECT_LE(10, flips_during);
 	EXPECT_LT(0, accepted) << refused << " refused";
-	for (const std::string &l : {"use_srq was switched", "logging out"})
+	for (const char *l : {"use_srq was switched", "logging out"})
 		EXPECT_LT(0, fake::log_count(l)) << "no login met a flip: " << l;
 	/* Once it settles, a login goes through and serves I/O. */
 	srpt_os_channel &ch = live_channel(login_req());
