@@ -8,6 +8,7 @@
 #include <srpt/handles.h>
 #include <srpt/initiator_id.h>
 #include <srpt/live.h>
+#include <srpt/port_name.h>
 #include <srpt/registry.h>
 #include <srpt/target.h>
 
@@ -189,8 +190,10 @@ extern "C" int srpt_core_nacl_init(const char *name)
 			    name);
 		return -ktl::kEINVAL;
 	}
-	if (kind != InitiatorIdKind::kHex || len != 34 || name[0] != '0' ||
-	    (name[1] != 'x' && name[1] != 'X'))
+	/* What rtslib reads is the GID form of a port name: 0x and 32 hex digits. */
+	ParsedPortName as_gid;
+	if (parse_port_name(ktl::Span<const char>(name, len), &as_gid) ||
+	    as_gid.kind != SRPT_PORT_ID_GID)
 		warn_rtslib_name("node ACL", name);
 	return 0;
 }
