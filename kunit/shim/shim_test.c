@@ -72,6 +72,17 @@ static int shim_init(struct kunit *test)
 	return 0;
 }
 
+/* The channel's QP, replaced by one of @sq send and @rq receive slots. */
+static void shim_resize_qp(struct kunit *test, unsigned int sq, unsigned int rq)
+{
+	struct shim_env *env = test->priv;
+
+	vd_qp_destroy(env->qp);
+	env->qp = vd_qp_create(&env->ch, sq, rq);
+	KUNIT_ASSERT_NOT_NULL(test, env->qp);
+	env->ch.qp = env->qp;
+}
+
 static void shim_exit(struct kunit *test)
 {
 	struct shim_env *env = test->priv;
@@ -189,10 +200,7 @@ static void shim_recv_queue_holds_its_slots(struct kunit *test)
 	u8 iu[16] = { 1 };
 	int i;
 
-	vd_qp_destroy(env->qp);
-	env->qp = vd_qp_create(&env->ch, 16, 2);
-	KUNIT_ASSERT_NOT_NULL(test, env->qp);
-	env->ch.qp = env->qp;
+	shim_resize_qp(test, 16, 2);
 	for (i = 0; i < 3; i++) {
 		r[i] = srpt_os_recv_alloc(env->sdev, (struct srpt_recv *)&owners[i],
 					  64, 0, &owners[i].iu);
@@ -802,10 +810,7 @@ static void shim_send_queue_holds_its_slots(struct kunit *test)
 	u8 *rsp;
 	int i;
 
-	vd_qp_destroy(env->qp);
-	env->qp = vd_qp_create(&env->ch, 2, 8);
-	KUNIT_ASSERT_NOT_NULL(test, env->qp);
-	env->ch.qp = env->qp;
+	shim_resize_qp(test, 2, 8);
 	for (i = 0; i < 3; i++) {
 		cmd[i] = shim_cmd(test, &rsp, NULL);
 		memset(rsp, i, SHIM_RSP_LEN);
