@@ -19,7 +19,7 @@
  *
  *   login NAME dev=DEV port=N dgid=HEX32 service_id=HEX16 id_ext=HEX16
  *         ioc_guid=HEX16 initiator_ext=HEX16 [it_iu_len=N] [multi=0|1]
- *         [sgid_index=N]
+ *         [sgid_index=N] [dmac=HEX12]
  *     -> NAME logged in max_it_iu_len=N max_ti_iu_len=N req_lim=N
  *        multichannel_result=N
  *     -> NAME rejected reason=0xXXXXXXXX     (SRP_LOGIN_REJ)
@@ -35,8 +35,9 @@
  *                  from the target, DREQ error, timewait exit, no DREP,
  *                  sending the DREQ failed (N)
  *
- * The path's destination MAC is the local port's own: loopback only (the
- * target on the same RDMA device, as in the VM scenarios). Everything is
+ * The path's destination MAC is dmac=, or else the local port's own:
+ * loopback (the target on the same RDMA device, as in the single-VM
+ * scenarios). Everything is
  * bounded in time; unloading the module, or removing the RDMA device,
  * closes every channel ("srp_ibcm: NAME logged out (HOW): leaving DEV").
  * A pr_warn() line is a failure of the test whatever the results say:
@@ -650,9 +651,10 @@ static int ibcm_create_resources(struct ibcm_chan *ch)
 /*
  * The RoCE path record to the target, as cma_resolve_iboe_route() makes
  * it: the record type from the GID type, the route resolved, the
- * destination MAC our own (loopback), P_Key 0xffff, the netdev's MTU.
+ * destination MAC dmac (NULL: our own, loopback), P_Key 0xffff, the
+ * netdev's MTU.
  */
-static int ibcm_make_path(struct ibcm_chan *ch, const u8 *dgid)
+static int ibcm_make_path(struct ibcm_chan *ch, const u8 *dgid, const u8 *dmac)
 {
 	struct sa_path_rec *p = &ch->path;
 	struct net_device *ndev;
@@ -665,7 +667,7 @@ static int ibcm_make_path(struct ibcm_chan *ch, const u8 *dgid)
 		rcu_read_unlock();
 		return PTR_ERR(ndev);
 	}
-	memcpy(mac, ndev->dev_addr, ETH_ALEN);
+	memcpy(mac, dmac ? dmac : ndev->dev_addr, ETH_ALEN);
 	mtu = ndev->mtu;
 	rcu_read_unlock();
 
@@ -696,6 +698,8 @@ struct ibcm_login_args {
 	u32 it_iu_len;
 	u32 multi;
 	u32 sgid_index;
+	bool have_dmac;
+	u8 dmac[ETH_ALEN];
 };
 
 static struct ibcm_dev *ibcm_find_dev(const char *name)
@@ -768,7 +772,7 @@ static void ibcm_login(const struct ibcm_login_args *a)
 				a->sgid_index, ret);
 		goto fail;
 	}
-	ret = ibcm_make_path(ch, a->dgid);
+	ret = ibcm_make_path(ch, a->dgid, a->have_dmac ? a->dmac : NULL);
 	if (ret) {
 		ibcm_set_result("%s error: no RoCE path (%d)", a->name, ret);
 		goto fail;
@@ -1148,6 +1152,9 @@ static int ibcm_parse_login(char *args, struct ibcm_login_args *a)
 				ret = -EINVAL;
 		} else if (!strcmp(tok, "sgid_index")) {
 			ret = kstrtou32(v, 0, &a->sgid_index);
+		} else if (!strcmp(tok, "dmac")) {
+			ret = ibcm_parse_hex(v, a->dmac, sizeof(a->dmac));
+			a->have_dmac = true;
 		} else {
 			ret = -EINVAL;
 		}

@@ -30,7 +30,6 @@
 : "${SRPT_IBCM_MODULE:=}"
 [ -f "${SRPT_IBCM_MODULE:-/nonexistent}" ] ||
 	fail "SRPT_IBCM_MODULE '$SRPT_IBCM_MODULE' is no module: scripts/vm-test builds it (build-module --dir tests/ibcm)"
-ctl=/sys/kernel/debug/srp_ibcm/ctl
 
 tcli_start
 setup_rxe rxe0
@@ -51,32 +50,6 @@ sg=${sg#0x}
 [[ $sg =~ ^[0-9a-f]{16}$ ]] || fail "unexpected service GUID '$sg'"
 listening="ib_srpt: rxe0: listening for IB/CM logins: id_ext=$sg,ioc_guid=$sg,service_id=$sg\$"
 expect_dmesg "$listening"
-
-IBCM=
-# ibcm COMMAND...: one command to srp_ibcm (one write); its result line in
-# IBCM. srp_ibcm clears the result at every write and fails the write only
-# when no command ran: a failed write or an empty result fails here.
-ibcm() {
-	local err rc=0
-	err=$(timeout -k 5 "$SRPT_CMD_TIMEOUT" dd of="$ctl" bs=1024 status=none <<<"$*" 2>&1) || rc=$?
-	[ "$rc" = 0 ] || fail "srp_ibcm did not run '$*' (dd exit status $rc: $err)"
-	IBCM=$(<"$ctl")
-	[ -n "$IBCM" ] || fail "srp_ibcm ran '$*' but left no result"
-}
-
-# expect_ibcm COMMAND RESULT: COMMAND's result is exactly RESULT.
-expect_ibcm() {
-	ibcm "$1"
-	[ "$IBCM" = "$2" ] || fail "$1: '$IBCM'; expected '$2'"
-	pass "$IBCM"
-}
-
-# expect_ibcm_re COMMAND REGEX: COMMAND's result matches REGEX (ERE).
-expect_ibcm_re() {
-	ibcm "$1"
-	[[ $IBCM =~ $2 ]] || fail "$1: '$IBCM'; expected /$2/"
-	pass "$IBCM"
-}
 
 # expect_io NAME: srp_ibcm's io on NAME passes: INQUIRY; READ CAPACITY
 # reads the last LBA of the 16 MiB ramdisk (512-byte blocks); 8 blocks

@@ -371,6 +371,37 @@ expect_fio() {
 }
 
 # ---------------------------------------------------------------------------
+# srp_ibcm: the IB/CM test initiator (tests/ibcm), through its debugfs file.
+# ---------------------------------------------------------------------------
+_vm_ibcm_ctl=/sys/kernel/debug/srp_ibcm/ctl
+
+IBCM=
+# ibcm COMMAND...: one command to srp_ibcm (one write); its result line in
+# IBCM. srp_ibcm clears the result at every write and fails the write only
+# when no command ran: a failed write or an empty result fails here.
+ibcm() {
+	local err rc=0
+	err=$(timeout -k 5 "$SRPT_CMD_TIMEOUT" dd of="$_vm_ibcm_ctl" bs=1024 status=none <<<"$*" 2>&1) || rc=$?
+	[ "$rc" = 0 ] || fail "srp_ibcm did not run '$*' (dd exit status $rc: $err)"
+	IBCM=$(<"$_vm_ibcm_ctl")
+	[ -n "$IBCM" ] || fail "srp_ibcm ran '$*' but left no result"
+}
+
+# expect_ibcm COMMAND RESULT: COMMAND's result is exactly RESULT.
+expect_ibcm() {
+	ibcm "$1"
+	[ "$IBCM" = "$2" ] || fail "$1: '$IBCM'; expected '$2'"
+	pass "$IBCM"
+}
+
+# expect_ibcm_re COMMAND REGEX: COMMAND's result matches REGEX (ERE).
+expect_ibcm_re() {
+	ibcm "$1"
+	[[ $IBCM =~ $2 ]] || fail "$1: '$IBCM'; expected /$2/"
+	pass "$IBCM"
+}
+
+# ---------------------------------------------------------------------------
 # srpi: the raw SRP initiator (tests/srpi/srpi.c, built on the host by
 # scripts/build-tools) for what ib_srp never does: exact and hostile
 # requests, many connections, verified I/O that a SIGKILL interrupts.

@@ -1,0 +1,85 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+# Two hosts, the initiator's side (see 01-login.target.sh): ib_srp logs in
+# over the link (RDMA/CM), fio verifies writes and reads from 512 B to
+# 1 MiB at queue depths 1 to 32, ib_srp logs out; then srp_ibcm logs in
+# through IB/CM with the target's MAC as the path's destination, runs
+# INQUIRY, READ CAPACITY and a WRITE/READ compare, and logs out with the
+# target's DREP.
+# vm-timeout: 500
+# vm-smp: 1
+# vm-mem: 2048
+# shellcheck source-path=SCRIPTDIR source=lib.sh
+. "$SRPT_ROOT/tests/bed/lib.sh"
+
+[ -f "${SRPT_IBCM_MODULE:-/nonexistent}" ] ||
+	fail "SRPT_IBCM_MODULE '${SRPT_IBCM_MODULE:-}' is no module: scripts/bed builds it"
+bed_net
+load_scsi_initiator_bits
+bed_reach 0
+mark=$(dmesg_mark)
+bed_login 0
+disk=$(srp_disk)
+cat >/tmp/verify.fio <<'JOBS'
+[global]
+direct=1
+ioengine=libaio
+verify=crc32c
+verify_fatal=1
+randrepeat=0
+stonewall
+size=4m
+
+[imm-write-qd32]
+offset=0
+rw=randwrite
+bsrange=512-8k
+iodepth=32
+
+[rdma-write-qd8]
+offset=4m
+rw=randwrite
+bsrange=64k-1m
+iodepth=8
+
+[mixed-qd16]
+offset=8m
+rw=randrw
+bssplit=512/20:4k/20:16k/20:128k/20:1m/20
+iodepth=16
+
+[write-4k]
+offset=12m
+rw=write
+bs=4k
+iodepth=4
+do_verify=0
+
+[randread-4k-qd32]
+offset=12m
+rw=randread
+bs=4k
+iodepth=32
+JOBS
+expect_fio --filename="/dev/$disk" /tmp/verify.fio
+expect_no_initiator_trouble "$mark"
+srp_logout
+bed_put rdmacm-done
+
+file_has /proc/mounts ' /sys/kernel/debug debugfs ' ||
+	mount -t debugfs debugfs /sys/kernel/debug
+timeout "$SRPT_CMD_TIMEOUT" modprobe -a ib_cm
+expect_ok insmod "$SRPT_IBCM_MODULE"
+sg=$(bed_get served)
+tgid=$(bed_get target-gid-0)
+igid=$(rxe_gid rxe0)
+expect_ibcm_re "login c0 dev=rxe0 port=1 dgid=$tgid service_id=$sg id_ext=$sg ioc_guid=$sg initiator_ext=${igid:0:16} dmac=$(bed_mac target 0 | tr -d :)" \
+	'^c0 logged in max_it_iu_len=[0-9]+ max_ti_iu_len=[0-9]+ req_lim=[0-9]+ multichannel_result=0$'
+expect_ibcm_re "io c0" '^c0 io ok last_lba=131071 block_size=512 blocks=8 seed=0x[0-9a-f]{8}$'
+expect_ibcm "logout c0" "c0 logged out (DREP)"
+expect_ok rmmod srp_ibcm
+bed_put ibcm-done
+bed_get target-done 200 >/dev/null
+
+unload_all
+check_dmesg

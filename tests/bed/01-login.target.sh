@@ -1,0 +1,36 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+# Two hosts, the target's side: a ramdisk LUN behind a target port named
+# after rxe0's GID, an ACL for the initiator's port and the RDMA/CM
+# listener. The initiator logs in over the link with ib_srp (RDMA/CM) and
+# runs fio verify, then with srp_ibcm (IB/CM). After each the target has
+# logged the login naming the initiator's address or port, and at the end
+# its live objects are back at baseline, no statistic counted an error,
+# everything unloads and dmesg is clean.
+# vm-timeout: 500
+# vm-smp: 1
+# vm-mem: 2048
+# shellcheck source-path=SCRIPTDIR source=lib.sh
+. "$SRPT_ROOT/tests/bed/lib.sh"
+
+tcli_start
+bed_net
+load_srpt
+mark=$(dmesg_mark)
+bed_serve 64M
+base=$(srpt_objects)
+stats=$(srpt_stats "$tgid")
+
+bed_get rdmacm-done 400 >/dev/null
+expect_dmesg_since "$mark" "ib_srpt: rxe0 port 1: 10\\.201\\.0\\.2 logged in to 0x$tgid \\([0-9]+ credits, immediate data\\)"
+expect_objects "$base"
+bed_get ibcm-done 200 >/dev/null
+expect_objects "$base"
+after=$(srpt_stats "$tgid")
+[ "$(stat_delta "$stats" "$after" writes)" -gt 0 ] || fail "the target counted no write"
+expect_no_stat_errors "$stats" "$after" aborted_tasks
+bed_put target-done
+
+expect_ok tcli "clearconfig confirm=True"
+unload_all
+check_dmesg

@@ -1,0 +1,143 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# shellcheck shell=bash
+# Helpers for the two-host scenarios of scripts/bed, inside either guest
+# (SRPT_BED_ROLE target or initiator). A scenario starts with
+#
+#   . "$SRPT_ROOT/tests/bed/lib.sh"
+#
+# which brings tests/vm/lib.sh's and initiator.sh's helpers along. The
+# guests and the host exchange flags, small files in /run/srpt-bed (the
+# host's OUT/shared): bed_put writes one, bed_get waits for one. A flag
+# "abort" (scripts/bed puts it when a guest failed) ends every wait.
+#
+# Link N (0, or 0 and 1) is a virtio NIC with MAC 52:54:00:be:dN:01 at the
+# target and :02 at the initiator, addresses 10.201.N.1 and 10.201.N.2
+# and soft-RoCE device rxeN on it (bed_net).
+
+# shellcheck source-path=SCRIPTDIR source=../vm/lib.sh
+. "$SRPT_ROOT/tests/vm/lib.sh"
+# shellcheck source-path=SCRIPTDIR source=../vm/initiator.sh
+. "$SRPT_ROOT/tests/vm/initiator.sh"
+
+: "${SRPT_BED_ROLE:?run two-host scenarios through scripts/bed}"
+: "${SRPT_BED_BOOT:=1}"
+: "${SRPT_BED_LINKS:=1}"
+: "${SRPT_BED_PEER_KVER:=}"
+BED=/run/srpt-bed
+# The RDMA/CM port of every two-host scenario.
+BED_PORT=5555
+
+# bed_put FLAG [VALUE]: the flag, at once visible to the host and the
+# other guest (the share is uncached; a rename makes it whole).
+bed_put() {
+	printf '%s\n' "${2:-}" >"$BED/$1.tmp" || fail "cannot write $BED/$1"
+	mv -f "$BED/$1.tmp" "$BED/$1"
+}
+
+# bed_get FLAG [SECONDS]: waits for FLAG (SECONDS, 300 by default, times
+# SRPT_VM_SLOWDOWN) and prints its value.
+bed_get() {
+	local deadline=$((SECONDS + ${2:-300} * SRPT_VM_SLOWDOWN))
+	while [ ! -e "$BED/$1" ]; do
+		[ ! -e "$BED/abort" ] || fail "waiting for $1: the bed aborted ($(<"$BED/abort"))"
+		[ "$SECONDS" -lt "$deadline" ] || fail "no flag $1 within ${2:-300}s"
+		nap 0.3
+	done
+	printf '%s\n' "$(<"$BED/$1")"
+}
+
+# bed_has FLAG: FLAG is there.
+bed_has() { [ -e "$BED/$1" ]; }
+
+# bed_mac ROLE N, bed_addr ROLE N: link N's MAC and address at ROLE.
+bed_mac() { printf '52:54:00:be:d%d:%02x\n' "$2" "$([ "$1" = target ] && echo 1 || echo 2)"; }
+bed_addr() { printf '10.201.%d.%d\n' "$2" "$([ "$1" = target ] && echo 1 || echo 2)"; }
+bed_peer() { [ "$SRPT_BED_ROLE" = target ] && echo initiator || echo target; }
+
+# bed_netdev N: the name of this guest's NIC of link N (found by its MAC).
+bed_netdev() {
+	local want d
+	want=$(bed_mac "$SRPT_BED_ROLE" "$1")
+	for d in /sys/class/net/*; do
+		[ "$(<"$d/address")" = "$want" ] && { printf '%s\n' "${d##*/}"; return 0; }
+	done
+	return 1
+}
+
+# bed_net: every link up with MTU 9000 (RoCE MTU 4096), its address, and
+# soft-RoCE rxeN on it, port 1 ACTIVE; publishes rxeN's GID as the flag
+# ROLE-gid-N.
+bed_net() {
+	local i nd
+	timeout "$SRPT_CMD_TIMEOUT" modprobe -a virtio_net rdma_rxe
+	for ((i = 0; i < SRPT_BED_LINKS; i++)); do
+		wait_for 10 "link $i's NIC" bed_netdev "$i"
+		nd=$(bed_netdev "$i")
+		printf '%s\n' "link set $nd mtu 9000" "addr add $(bed_addr "$SRPT_BED_ROLE" "$i")/24 dev $nd" \
+			"link set $nd up" | timeout "$SRPT_CMD_TIMEOUT" ip -batch -
+		_vm_rxe_devs+=("rxe$i")
+		timeout "$SRPT_CMD_TIMEOUT" rdma link add "rxe$i" type rxe netdev "$nd"
+		wait_for 30 "rxe$i port 1 ACTIVE on $nd" file_has "/sys/class/infiniband/rxe$i/ports/1/state" ACTIVE
+		bed_put "$SRPT_BED_ROLE-gid-$i" "$(rxe_gid "rxe$i")"
+	done
+	pass "$SRPT_BED_LINKS link(s) up: $(bed_addr "$SRPT_BED_ROLE" 0)${SRPT_BED_LINKS/#1/}"
+}
+
+# _bed_knows ADDR MAC: a TCP connection attempt to ADDR (refused or not)
+# has made ARP resolve it to MAC. No ping: the guest runs the host's
+# programs, and a server needs no iputils.
+_bed_knows() {
+	timeout 2 bash -c ": </dev/tcp/$1/9" 2>/dev/null || true
+	[[ $(ip neigh show "$1") == *"lladdr $2 "* ]]
+}
+
+# bed_reach N: the peer's address on link N resolves to its MAC (the wire
+# carries frames both ways).
+bed_reach() {
+	local peer
+	peer=$(bed_addr "$(bed_peer)" "$1")
+	wait_for 30 "$peer is reachable on link $1" _bed_knows "$peer" "$(bed_mac "$(bed_peer)" "$1")"
+}
+
+# ---------------------------------------------------------------------------
+# The target.
+# ---------------------------------------------------------------------------
+
+# bed_serve SIZE: a target port on rxe0's GID with a ramdisk LUN of SIZE,
+# an ACL for the initiator's port (its rxe0 GID, flag initiator-gid-0, as
+# ib_srp's initiator_ext makes its port id) and the RDMA/CM listener;
+# then the flag "served" carries the service GUID (id_ext, ioc_guid and
+# IB/CM service ID). Sets tgid and igid.
+bed_serve() {
+	local sg
+	tgid=$(rxe_gid rxe0)
+	igid=$(bed_get initiator-gid-0)
+	expect_ok tcli "/backstores/ramdisk create rd0 $1" "/srpt create ib.$tgid" \
+		"/srpt/ib.$tgid/luns create /backstores/ramdisk/rd0" "/srpt/ib.$tgid/acls create ib.$igid"
+	expect_attr_set "$SRPT_CFS/discovery_auth/rdma_cm_port" "$BED_PORT"
+	sg=$(</sys/module/ib_srpt/parameters/srpt_service_guid)
+	bed_put served "${sg#0x}"
+}
+
+# ---------------------------------------------------------------------------
+# The initiator.
+# ---------------------------------------------------------------------------
+
+# bed_target_spec N [OPTIONS]: ib_srp's add_target line for the target's
+# address on link N; initiator_ext is our rxeN GID's first half, so the
+# initiator port id is that GID (bed_serve's ACL).
+bed_target_spec() {
+	local sg mine
+	sg=$(bed_get served)
+	mine=$(rxe_gid "rxe$1")
+	printf '%s\n' "id_ext=$sg,ioc_guid=$sg,initiator_ext=${mine:0:16},dest=$(bed_addr target "$1"):$BED_PORT${2:+,$2}"
+}
+
+# bed_login N [OPTIONS]: ib_srp logs in over link N (RDMA/CM).
+bed_login() {
+	local spec add
+	spec=$(bed_target_spec "$1" "${2:-}")
+	add=$(_vm_srp_add "rxe$1")
+	echo "$spec" >"$add" || fail "ib_srp login over link $1 failed: $spec"
+	pass "ib_srp logged in over link $1: $spec"
+}
