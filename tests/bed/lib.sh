@@ -27,6 +27,18 @@ BED=/run/srpt-bed
 # The RDMA/CM port of every two-host scenario.
 BED_PORT=5555
 
+# A failure elsewhere ("abort") ends this scenario too, even while it
+# waits in a command that may never return: guest-init then saves the
+# kernel log, with the blocked tasks, for the report.
+(
+	while [ ! -e "$BED/abort" ]; do
+		nap 1
+	done
+	echo w >/proc/sysrq-trigger 2>/dev/null || true
+	echo "srpt-bed: aborted: $(<"$BED/abort")" >/dev/kmsg
+	kill -TERM "$$"
+) </dev/null >/dev/null 2>&1 &
+
 # bed_put FLAG [VALUE]: the flag, at once visible to the host and the
 # other guest (the share is uncached; a rename makes it whole).
 bed_put() {
