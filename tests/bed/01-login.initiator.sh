@@ -2,7 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # Two hosts, the initiator's side (see 01-login.target.sh): ib_srp logs in
 # over the link (RDMA/CM), fio verifies writes and reads from 512 B to
-# 1 MiB at queue depths 1 to 32, ib_srp logs out; then srp_ibcm logs in
+# 1 MiB at queue depths 1 to 32, a LUN reset (sg_reset: an SRP task
+# management request) succeeds and the data reads back after it, ib_srp
+# logs out; then (not against the in-tree target) srp_ibcm logs in
 # through IB/CM with the target's MAC as the path's destination, runs
 # INQUIRY, READ CAPACITY and a WRITE/READ compare, and logs out with the
 # target's DREP.
@@ -63,8 +65,19 @@ iodepth=32
 JOBS
 expect_fio --filename="/dev/$disk" /tmp/verify.fio
 expect_no_initiator_trouble "$mark"
+expect_ok dd if="/dev/$disk" of=/tmp/before bs=1M count=4 iflag=direct status=none
+expect_ok sg_reset --device "/dev/$disk"
+expect_dmesg_since "$mark" "SRP reset_device called"
+expect_ok cmp /tmp/before <(dd if="/dev/$disk" bs=1M count=4 iflag=direct status=none)
 srp_logout
 bed_put rdmacm-done
+if [ "${SRPT_BED_TARGET:-}" = intree ]; then
+	bed_put initiator-done
+	bed_get target-done 200 >/dev/null
+	unload_all
+	check_dmesg
+	exit 0
+fi
 
 file_has /proc/mounts ' /sys/kernel/debug debugfs ' ||
 	mount -t debugfs debugfs /sys/kernel/debug
@@ -79,6 +92,7 @@ expect_ibcm_re "io c0" '^c0 io ok last_lba=131071 block_size=512 blocks=8 seed=0
 expect_ibcm "logout c0" "c0 logged out (DREP)"
 expect_ok rmmod srp_ibcm
 bed_put ibcm-done
+bed_put initiator-done
 bed_get target-done 200 >/dev/null
 
 unload_all

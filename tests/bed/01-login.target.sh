@@ -6,7 +6,9 @@
 # runs fio verify, then with srp_ibcm (IB/CM). After each the target has
 # logged the login naming the initiator's address or port, and at the end
 # its live objects are back at baseline, no statistic counted an error,
-# everything unloads and dmesg is clean.
+# everything unloads and dmesg is clean. With --set target=intree the
+# kernel's own ib_srpt serves instead, for comparison: RDMA/CM only (it
+# listens for IB/CM on InfiniBand ports alone), and without our counters.
 # vm-timeout: 500
 # vm-smp: 1
 # vm-mem: 2048
@@ -15,6 +17,22 @@
 
 tcli_start
 bed_net
+if [ "${SRPT_BED_TARGET:-}" = intree ]; then
+	allow_intree_srpt
+	lio_db_root
+	expect_ok modprobe ib_srpt
+	[[ $(</sys/module/ib_srpt/taint) != *O* ]] || fail "the loaded ib_srpt is not the kernel's own"
+	mark=$(dmesg_mark)
+	bed_serve 64M
+	bed_get rdmacm-done 400 >/dev/null
+	expect_dmesg_since "$mark" "Received SRP_LOGIN_REQ"
+	bed_get initiator-done 200 >/dev/null
+	bed_put target-done
+	expect_ok tcli "clearconfig confirm=True"
+	unload_all
+	check_dmesg
+	exit 0
+fi
 load_srpt
 mark=$(dmesg_mark)
 bed_serve 64M
@@ -28,7 +46,9 @@ bed_get ibcm-done 200 >/dev/null
 expect_objects "$base"
 after=$(srpt_stats "$tgid")
 [ "$(stat_delta "$stats" "$after" writes)" -gt 0 ] || fail "the target counted no write"
+[ "$(stat_delta "$stats" "$after" task_management)" = 1 ] || fail "not one task management request (the LUN reset)"
 expect_no_stat_errors "$stats" "$after" aborted_tasks
+bed_get initiator-done 200 >/dev/null
 bed_put target-done
 
 expect_ok tcli "clearconfig confirm=True"

@@ -115,7 +115,8 @@ bed_reach() {
 # The target.
 # ---------------------------------------------------------------------------
 
-# bed_serve SIZE: a target port on rxe0's GID with a ramdisk LUN of SIZE,
+# bed_serve SIZE|block:DEV: a target port on rxe0's GID with a ramdisk LUN
+# of SIZE (or a block LUN on DEV),
 # an ACL for the initiator's port (its rxe0 GID, flag initiator-gid-0, as
 # ib_srp's initiator_ext makes its port id) and the RDMA/CM listener;
 # then the flag "served" carries the service GUID (id_ext, ioc_guid and
@@ -124,8 +125,13 @@ bed_serve() {
 	local sg
 	tgid=$(rxe_gid rxe0)
 	igid=$(bed_get initiator-gid-0)
-	expect_ok tcli "/backstores/ramdisk create rd0 $1" "/srpt create ib.$tgid" \
-		"/srpt/ib.$tgid/luns create /backstores/ramdisk/rd0" "/srpt/ib.$tgid/acls create ib.$igid"
+	local bs="/backstores/ramdisk create rd0 $1" lun=/backstores/ramdisk/rd0
+	if [[ $1 == block:* ]]; then
+		bs="/backstores/block create blk0 ${1#block:}"
+		lun=/backstores/block/blk0
+	fi
+	expect_ok tcli "$bs" "/srpt create ib.$tgid" \
+		"/srpt/ib.$tgid/luns create $lun" "/srpt/ib.$tgid/acls create ib.$igid"
 	expect_attr_set "$SRPT_CFS/discovery_auth/rdma_cm_port" "$BED_PORT"
 	sg=$(</sys/module/ib_srpt/parameters/srpt_service_guid)
 	bed_put served "${sg#0x}"
