@@ -70,13 +70,13 @@ if [ -z "$devloss" ]; then
 		fail "fio failed across a ${down}s outage: $(tail -n 3 /tmp/fio.err)"
 	fi
 	pass "fio verified every block across a ${down}s outage"
-	wait_for 60 "the remote port running" test "$(srp_rport_state)" = running
+	wait_for 60 "the remote port running" rport_is running
 	# A short outage may pass within the queue pairs' retries.
 	log "ib_srp reconnected $(dmesg_count_since "$mark" "reconnect succeeded") time(s)"
 else
 	[ "$rc" != 0 ] || fail "fio passed although the link was down longer than dev_loss_tmo"
 	pass "fio failed with an I/O error (error ${err:-?}), not a mismatch"
-	wait_for 60 "the remote port removed after dev_loss_tmo" test "$(srp_rport_state)" = none
+	wait_for 60 "the remote port removed after dev_loss_tmo" rport_is none
 	bed_login 0
 	disk=$(srp_disk)
 fi

@@ -20,7 +20,7 @@
 
 kver=$(uname -r)
 stage=$SRPT_ROOT/build/install-vm/$kver/lib/modules/$kver
-disk=/srv/bed
+disk=/run/srpt-disk
 saved=/etc/rtslib-fb-target
 conf=/etc/modprobe.d/ib_srpt.conf
 

@@ -91,7 +91,8 @@ wait_for 120 "multipathd reinstated the path over link 1" mp_active 2
 log "path over link 1 back $((SECONDS - t_fail))s after it failed"
 disk1=$(mp_disk rxe1)
 back1=$(disk_writes "$disk1")
-wait_for 60 "writes through link 1 again" test "$(($(disk_writes "$disk1") - back1))" -ge 30
+writes_beyond() { [ "$(disk_writes "$1")" -ge "$2" ]; }
+wait_for 60 "writes through link 1 again" writes_beyond "$disk1" $((back1 + 30))
 rc=0
 wait "$fio_pid" || rc=$?
 err=$(awk -F';' '$1 == 3 { print $5 }' /tmp/fio.out)

@@ -151,6 +151,10 @@ bed_target_spec() {
 	printf '%s\n' "id_ext=$sg,ioc_guid=$sg,initiator_ext=${mine:0:16},dest=$(bed_addr target "$1"):$BED_PORT${2:+,$2}"
 }
 
+# rport_is STATE: the single SRP remote port is in STATE (for wait_for:
+# its arguments are expanded once, a test of them would never change).
+rport_is() { [ "$(srp_rport_state)" = "$1" ]; }
+
 # bed_login N [OPTIONS]: ib_srp logs in over link N (RDMA/CM).
 bed_login() {
 	local spec add
