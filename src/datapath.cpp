@@ -27,8 +27,9 @@ void ChannelIo::on_recv(RecvCtx *r, srpt_wc_status status, u32 byte_len, u64 now
 	if (status != SRPT_WC_SUCCESS) {
 		/* Flushed receives are normal while draining; otherwise the QP broke. */
 		if (ch_.state() <= ChState::kLive) {
-			SRPT_LOG_LIMITED(SRPT_LOG_ERR, "%s: receive failed: %s\n", ch_.name(),
-					 srpt_os_wc_status_msg(status));
+			if (status != SRPT_WC_WR_FLUSH_ERR)
+				SRPT_LOG_LIMITED(SRPT_LOG_ERR, "%s: receive failed: %s\n", ch_.name(),
+						 srpt_os_wc_status_msg(status));
 			ch_.request_logout();
 		}
 		/*
@@ -546,7 +547,7 @@ void Cmd::rdma_done(srpt_wc_status status)
 		ch->io().sendq().release(held);
 		if (!ok) {
 			ch->io().stats().add(Stat::kErrRdmaRead);
-			if (ch->state() <= ChState::kLive)
+			if (ch->state() <= ChState::kLive && status != SRPT_WC_WR_FLUSH_ERR)
 				SRPT_LOG_LIMITED(SRPT_LOG_ERR,
 						 "%s: command %#llx: RDMA READ failed: %s\n",
 						 ch->name(), tag, srpt_os_wc_status_msg(status));
@@ -565,7 +566,7 @@ void Cmd::rdma_done(srpt_wc_status status)
 	case CmdState::kCmdRspSent:
 		ch->io().sendq().release(held);
 		if (!ok) {
-			if (ch->state() <= ChState::kLive)
+			if (ch->state() <= ChState::kLive && status != SRPT_WC_WR_FLUSH_ERR)
 				SRPT_LOG_LIMITED(SRPT_LOG_ERR,
 						 "%s: command %#llx: RDMA WRITE failed: %s\n",
 						 ch->name(), tag, srpt_os_wc_status_msg(status));
@@ -720,9 +721,10 @@ void Cmd::send_done(srpt_wc_status status, u64 now_ns)
 	unmap_round();
 	ch->io().sendq().release(held);
 	if (!ok && ch->state() <= ChState::kLive) {
-		SRPT_LOG_LIMITED(SRPT_LOG_ERR,
-				 "%s: command %#llx: sending the response failed: %s\n", ch->name(),
-				 tag, srpt_os_wc_status_msg(status));
+		if (status != SRPT_WC_WR_FLUSH_ERR)
+			SRPT_LOG_LIMITED(SRPT_LOG_ERR,
+					 "%s: command %#llx: sending the response failed: %s\n",
+					 ch->name(), tag, srpt_os_wc_status_msg(status));
 		ch->io().stats().add(Stat::kErrSend);
 	}
 	if (ok && read_bytes_)

@@ -1202,6 +1202,30 @@ TEST_F(ChannelStates, ReceiveFailures)
 	EXPECT_EQ(1, ch.disconnect_calls);
 	EXPECT_TRUE(ch.freed());
 
+	/*
+	 * A QP in the error state flushes every posted receive: one line for
+	 * the cause, none for each flushed buffer (a login with 128 credits
+	 * logged 128 lines). The flushes alone still end the channel.
+	 */
+	srpt_os_channel &f = live_channel(login_req());
+	fake::clear_logs();
+	fake::config().fail_status = SRPT_WC_RETRY_EXC_ERR;
+	ASSERT_NE(nullptr, fake::receive(f, nullptr, 0, false));
+	fake::config().fail_status = SRPT_WC_WR_FLUSH_ERR;
+	for (int i = 0; i < 3; i++)
+		ASSERT_NE(nullptr, fake::receive(f, nullptr, 0, false));
+	EXPECT_EQ(1, fake::log_count("receive failed")) << fake::log_text();
+	EXPECT_EQ(0, fake::log_count("WR flushed")) << fake::log_text();
+	fake::run_work();
+	EXPECT_TRUE(f.freed());
+	srpt_os_channel &g = live_channel(login_req());
+	fake::clear_logs();
+	ASSERT_NE(nullptr, fake::receive(g, nullptr, 0, false));
+	EXPECT_EQ(0, fake::log_count("receive failed")) << fake::log_text();
+	EXPECT_EQ(1u, fake::pending_work());
+	fake::run_work();
+	EXPECT_TRUE(g.freed());
+
 	/* Flushed receives of a draining channel are expected. */
 	srpt_os_channel &b = live_channel(login_req());
 	fake::cm_event(b, fake::Cm::kDisconnectRequest);

@@ -1202,8 +1202,18 @@ TEST_F(Datapath, AFailedSendCompletionStillFreesTheCommand)
 	lio_respond(c, 0, true);
 	lio_finish(c, false);
 	EXPECT_EQ(slots, sq());
-	EXPECT_EQ(1, fake::log_count("command 0x4: sending the response failed: WR flushed"))
+	/* Flushed: the QP broke, and what broke it said so already. */
+	EXPECT_EQ(0, fake::log_count("sending the response failed")) << fake::log_text();
+	EXPECT_EQ(1u, core(*ch_)->io().stats().get(srpt::Stat::kErrSend));
+
+	fake::config().fail_status = SRPT_WC_RETRY_EXC_ERR;
+	srpt_os_cmd *d = send_cmd(*ch_, read_cmd(5));
+	lio_respond(d, 0, true);
+	lio_finish(d, false);
+	EXPECT_EQ(slots, sq());
+	EXPECT_EQ(1, fake::log_count("command 0x5: sending the response failed: transport retry counter exceeded"))
 		<< fake::log_text();
+	EXPECT_EQ(2u, core(*ch_)->io().stats().get(srpt::Stat::kErrSend));
 }
 
 TEST_F(Datapath, ResponsesInUnexpectedStates)
