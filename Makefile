@@ -3,7 +3,7 @@
 # ib_srpt: an SRP target for Linux with a C++ core.
 #
 #   make                 build ib_srpt.ko for KDIR
-#   make check           run every test tier (host, KUnit, VM); see docs/testing.md
+#   make check           run every test tier (host, KUnit, VM, two hosts); see docs/testing.md
 #   make check-stress    the stress scenarios at full counts, both kernels
 #   make check-debug     the VM scenarios on a KASAN/lockdep/kmemleak kernel
 #   make demo            boot a VM, serve a LUN over soft-RoCE, run fio
@@ -39,7 +39,7 @@ SBINDIR = $(DESTDIR)$(PREFIX)/sbin
 
 .PHONY: all modules clean install uninstall check check-stress check-debug demo \
 	bench host-test \
-	fuzz fuzz-long kunit kunit-coverage vm-test build-all checkpatch deps dkms deb
+	fuzz fuzz-long kunit kunit-coverage vm-test bed-test build-all checkpatch deps dkms deb
 
 all: modules
 
@@ -120,6 +120,9 @@ kunit-coverage:
 
 vm-test:
 	scripts/vm-test
+
+bed-test:
+	scripts/bed-test
 
 demo:
 	scripts/demo

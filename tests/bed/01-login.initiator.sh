@@ -7,7 +7,7 @@
 # logs out; then (not against the in-tree target) srp_ibcm logs in
 # through IB/CM with the target's MAC as the path's destination, runs
 # INQUIRY, READ CAPACITY and a WRITE/READ compare, and logs out with the
-# target's DREP.
+# target's DREP. With --set rdma=siw (soft-iWARP) the RDMA/CM part alone.
 # vm-timeout: 500
 # vm-smp: 1
 # vm-mem: 2048
@@ -79,6 +79,14 @@ if [ "${SRPT_BED_TARGET:-}" = intree ]; then
 	exit 0
 fi
 
+if [ "$SRPT_BED_RDMA" = siw ]; then
+	log "iWARP has no IB/CM: only the RDMA/CM login runs over siw"
+	bed_put initiator-done
+	bed_get target-done 200 >/dev/null
+	unload_all
+	check_dmesg
+	exit 0
+fi
 file_has /proc/mounts ' /sys/kernel/debug debugfs ' ||
 	mount -t debugfs debugfs /sys/kernel/debug
 timeout "$SRPT_CMD_TIMEOUT" modprobe -a ib_cm

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
 # Two hosts, the target's side: a ramdisk LUN behind a target port named
-# after rxe0's GID, an ACL for the initiator's port and the RDMA/CM
+# after link 0's GID, an ACL for the initiator's port and the RDMA/CM
 # listener. The initiator logs in over the link with ib_srp (RDMA/CM) and
 # runs fio verify, then with srp_ibcm (IB/CM). After each the target has
 # logged the login naming the initiator's address or port, and at the end
@@ -40,10 +40,12 @@ base=$(srpt_objects)
 stats=$(srpt_stats "$tgid")
 
 bed_get rdmacm-done 400 >/dev/null
-expect_dmesg_since "$mark" "ib_srpt: rxe0 port 1: 10\\.201\\.0\\.2 logged in to 0x$tgid \\([0-9]+ credits, immediate data\\)"
+expect_dmesg_since "$mark" "ib_srpt: $(bed_dev 0) port 1: 10\\.201\\.0\\.2 logged in to 0x$tgid \\([0-9]+ credits, immediate data\\)"
 expect_objects "$base"
-bed_get ibcm-done 200 >/dev/null
-expect_objects "$base"
+if [ "$SRPT_BED_RDMA" = rxe ]; then
+	bed_get ibcm-done 200 >/dev/null
+	expect_objects "$base"
+fi
 after=$(srpt_stats "$tgid")
 [ "$(stat_delta "$stats" "$after" writes)" -gt 0 ] || fail "the target counted no write"
 [ "$(stat_delta "$stats" "$after" task_management)" = 1 ] || fail "not one task management request (the LUN reset)"

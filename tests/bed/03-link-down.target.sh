@@ -26,7 +26,7 @@ bed_get link-back $((down + 60)) >/dev/null
 log "the link is back; channels: $(srpt_object channels), commands: $(srpt_object commands)"
 bed_get initiator-done 500 >/dev/null
 expect_objects "$base"
-logins=$(dmesg_count_since "$mark" "ib_srpt: rxe0 port 1: 10\\.201\\.0\\.2 logged in to")
+logins=$(dmesg_count_since "$mark" "ib_srpt: $(bed_dev 0) port 1: 10\\.201\\.0\\.2 logged in to")
 pass "the initiator logged in $logins time(s) in all"
 after=$(srpt_stats "$tgid")
 log "statistics moved: $(for k in reads writes aborted_tasks; do printf '%s %s ' "$k" "$(stat_delta "$stats" "$after" "$k")"; done)"

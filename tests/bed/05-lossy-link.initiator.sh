@@ -21,7 +21,7 @@ expect_attr_set "/sys/block/$disk/device/timeout" 120
 mark=$(dmesg_mark)
 run_fio() { # NAME OFFSET
 	local t0=$SECONDS
-	expect_fio --filename="/dev/$disk" --name="$1" --direct=1 --ioengine=libaio --rw=randrw \
+	SRPT_CMD_TIMEOUT=240 expect_fio --filename="/dev/$disk" --name="$1" --direct=1 --ioengine=libaio --rw=randrw \
 		--bssplit=512/20:4k/30:64k/30:1m/20 --iodepth=16 --size=4m --offset="$2" \
 		--verify=crc32c --verify_fatal=1 --randrepeat=0
 	log "$1: $((SECONDS - t0))s"

@@ -12,7 +12,8 @@
 #
 # Link N (0, or 0 and 1) is a virtio NIC with MAC 52:54:00:be:dN:01 at the
 # target and :02 at the initiator, addresses 10.201.N.1 and 10.201.N.2
-# and soft-RoCE device rxeN on it (bed_net).
+# and soft-RoCE device rxeN on it (bed_net), or soft-iWARP siwN with
+# --set rdma=siw (SRPT_BED_RDMA; SRPT_SIW_MODULE: scripts/build-siw).
 
 # shellcheck source-path=SCRIPTDIR source=../vm/lib.sh
 . "$SRPT_ROOT/tests/vm/lib.sh"
@@ -23,6 +24,7 @@
 : "${SRPT_BED_BOOT:=1}"
 : "${SRPT_BED_LINKS:=1}"
 : "${SRPT_BED_PEER_KVER:=}"
+: "${SRPT_BED_RDMA:=rxe}"
 BED=/run/srpt-bed
 # The RDMA/CM port of every two-host scenario.
 BED_PORT=5555
@@ -66,6 +68,9 @@ bed_mac() { printf '52:54:00:be:d%d:%02x\n' "$2" "$([ "$1" = target ] && echo 1 
 bed_addr() { printf '10.201.%d.%d\n' "$2" "$([ "$1" = target ] && echo 1 || echo 2)"; }
 bed_peer() { [ "$SRPT_BED_ROLE" = target ] && echo initiator || echo target; }
 
+# bed_dev N: the RDMA device of link N (rxeN or siwN).
+bed_dev() { printf '%s%d\n' "$SRPT_BED_RDMA" "$1"; }
+
 # bed_netdev N: the name of this guest's NIC of link N (found by its MAC).
 bed_netdev() {
 	local want d
@@ -77,20 +82,33 @@ bed_netdev() {
 }
 
 # bed_net: every link up with MTU 9000 (RoCE MTU 4096), its address, and
-# soft-RoCE rxeN on it, port 1 ACTIVE; publishes rxeN's GID as the flag
-# ROLE-gid-N.
+# the RDMA device bed_dev on it, port 1 ACTIVE; publishes its GID as the
+# flag ROLE-gid-N.
 bed_net() {
-	local i nd
-	timeout "$SRPT_CMD_TIMEOUT" modprobe -a virtio_net rdma_rxe
+	local i nd dev deps
+	timeout "$SRPT_CMD_TIMEOUT" modprobe -a virtio_net
+	case "$SRPT_BED_RDMA" in
+	rxe) timeout "$SRPT_CMD_TIMEOUT" modprobe rdma_rxe ;;
+	siw)
+		[ -f "${SRPT_SIW_MODULE:-/nonexistent}" ] ||
+			fail "SRPT_SIW_MODULE '${SRPT_SIW_MODULE:-}' is no module: scripts/bed builds it (scripts/build-siw)"
+		deps=$(modinfo -F depends "$SRPT_SIW_MODULE")
+		# shellcheck disable=SC2086 # one module name per word
+		timeout "$SRPT_CMD_TIMEOUT" modprobe -a ${deps//,/ }
+		_vm_loaded siw || expect_ok insmod "$SRPT_SIW_MODULE"
+		;;
+	*) fail "SRPT_BED_RDMA must be rxe or siw, not $SRPT_BED_RDMA" ;;
+	esac
 	for ((i = 0; i < SRPT_BED_LINKS; i++)); do
 		wait_for 10 "link $i's NIC" bed_netdev "$i"
 		nd=$(bed_netdev "$i")
+		dev=$(bed_dev "$i")
 		printf '%s\n' "link set $nd mtu 9000" "addr add $(bed_addr "$SRPT_BED_ROLE" "$i")/24 dev $nd" \
 			"link set $nd up" | timeout "$SRPT_CMD_TIMEOUT" ip -batch -
-		_vm_rxe_devs+=("rxe$i")
-		timeout "$SRPT_CMD_TIMEOUT" rdma link add "rxe$i" type rxe netdev "$nd"
-		wait_for 30 "rxe$i port 1 ACTIVE on $nd" file_has "/sys/class/infiniband/rxe$i/ports/1/state" ACTIVE
-		bed_put "$SRPT_BED_ROLE-gid-$i" "$(rxe_gid "rxe$i")"
+		_vm_rxe_devs+=("$dev")
+		timeout "$SRPT_CMD_TIMEOUT" rdma link add "$dev" type "$SRPT_BED_RDMA" netdev "$nd"
+		wait_for 30 "$dev port 1 ACTIVE on $nd" file_has "/sys/class/infiniband/$dev/ports/1/state" ACTIVE
+		bed_put "$SRPT_BED_ROLE-gid-$i" "$(rxe_gid "$dev")"
 	done
 	pass "$SRPT_BED_LINKS link(s) up: $(bed_addr "$SRPT_BED_ROLE" 0)${SRPT_BED_LINKS/#1/}"
 }
@@ -115,15 +133,15 @@ bed_reach() {
 # The target.
 # ---------------------------------------------------------------------------
 
-# bed_serve SIZE|block:DEV: a target port on rxe0's GID with a ramdisk LUN
+# bed_serve SIZE|block:DEV: a target port on link 0's GID with a ramdisk LUN
 # of SIZE (or a block LUN on DEV),
-# an ACL for the initiator's port (its rxe0 GID, flag initiator-gid-0, as
+# an ACL for the initiator's port (its link 0 GID, flag initiator-gid-0, as
 # ib_srp's initiator_ext makes its port id) and the RDMA/CM listener;
 # then the flag "served" carries the service GUID (id_ext, ioc_guid and
 # IB/CM service ID). Sets tgid and igid.
 bed_serve() {
 	local sg
-	tgid=$(rxe_gid rxe0)
+	tgid=$(rxe_gid "$(bed_dev 0)")
 	igid=$(bed_get initiator-gid-0)
 	local bs="/backstores/ramdisk create rd0 $1" lun=/backstores/ramdisk/rd0
 	if [[ $1 == block:* ]]; then
@@ -142,12 +160,12 @@ bed_serve() {
 # ---------------------------------------------------------------------------
 
 # bed_target_spec N [OPTIONS]: ib_srp's add_target line for the target's
-# address on link N; initiator_ext is our rxeN GID's first half, so the
+# address on link N; initiator_ext is our link N GID's first half, so the
 # initiator port id is that GID (bed_serve's ACL).
 bed_target_spec() {
 	local sg mine
 	sg=$(bed_get served)
-	mine=$(rxe_gid "rxe$1")
+	mine=$(rxe_gid "$(bed_dev "$1")")
 	printf '%s\n' "id_ext=$sg,ioc_guid=$sg,initiator_ext=${mine:0:16},dest=$(bed_addr target "$1"):$BED_PORT${2:+,$2}"
 }
 
@@ -159,7 +177,7 @@ rport_is() { [ "$(srp_rport_state)" = "$1" ]; }
 bed_login() {
 	local spec add
 	spec=$(bed_target_spec "$1" "${2:-}")
-	add=$(_vm_srp_add "rxe$1")
+	add=$(_vm_srp_add "$(bed_dev "$1")")
 	echo "$spec" >"$add" || fail "ib_srp login over link $1 failed: $spec"
 	pass "ib_srp logged in over link $1: $spec"
 }

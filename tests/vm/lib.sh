@@ -642,6 +642,8 @@ unload_all() {
 			expect_ok ip link del "$n"
 		fi
 	done
+	# Soft-iWARP, built by scripts/build-siw and loaded by path.
+	! _vm_loaded siw || expect_ok rmmod siw
 	expect_ok unload_modules rdma_rxe target_core_mod rdma_cm ib_cm iw_cm ib_uverbs ib_core dummy
 	for m in ib_srpt rdma_rxe target_core_mod ib_core; do
 		! _vm_loaded "$m" || fail "$m still loaded"
