@@ -62,6 +62,7 @@ Channel::Channel(Device *dev, ktl::RefPtr<RdmaPort> port, srpt_os_channel *os,
 	  cm_(static_cast<srpt_cm_kind>(info.cm))
 {
 	format_peer(info, &name_);
+	label_.put(port_->dev_name()).put(" port ").dec(port_->num()).put(": ").put(name_.c_str());
 	format_gid_name(req.initiator_port_id, &i_port_name_);
 	KTL_WORK_INIT(release_work_, release_work_fn, this);
 	KTL_WORK_INIT(logout_work_, logout_work_fn, this);
@@ -222,6 +223,7 @@ int Channel::login(Device *dev, u32 port_num, srpt_os_channel *os, const srpt_lo
 				   "no ACL of an enabled TPG admits the initiator", ret};
 		} else {
 			port->logins().add_channel_locked(ch, check.multichannel, spare, &rsp_flags);
+			ch->label_.put(" (").put(ch->tpg_->tport()->name()).put(" ch ").dec(ch->cid).put(')');
 		}
 	}
 	if (refusal.err)
@@ -276,7 +278,7 @@ int Channel::create_resources()
 		if (ret == 0)
 			break;
 		if (sq_size <= kMinSqSize) {
-			srpt_os_log(SRPT_LOG_ERR, "%s: creating a queue pair failed (%d)\n", name(), ret);
+			srpt_os_log(SRPT_LOG_ERR, "%s: creating a queue pair failed (%d)\n", label(), ret);
 			return ret;
 		}
 		sq_size = ktl::max(sq_size / 2, kMinSqSize);
@@ -345,13 +347,13 @@ bool Channel::close()
 	int ret = srpt_os_channel_qp_error(os_);
 	if (ret)
 		srpt_os_log(SRPT_LOG_ERR, "%s: moving the queue pair to the error state failed (%d)\n",
-			    name(), ret);
+			    label(), ret);
 	/* Nothing new goes out; what waits ends at the next completion or in the release. */
 	io_.sendq().stop();
 	/* Its completion comes after every earlier work request's. */
 	ret = srpt_os_channel_post_zero_write(os_);
 	if (ret) {
-		srpt_os_log(SRPT_LOG_ERR, "%s: posting the drain write failed (%d)\n", name(), ret);
+		srpt_os_log(SRPT_LOG_ERR, "%s: posting the drain write failed (%d)\n", label(), ret);
 		if (set_state(ChState::kDisconnected))
 			schedule_release();
 	}
@@ -383,7 +385,7 @@ void Channel::on_established()
 
 	if (ret) {
 		srpt_os_log(SRPT_LOG_ERR, "%s: making the queue pair ready to send failed (%d)\n",
-			    name(), ret);
+			    label(), ret);
 		close();
 		return;
 	}
@@ -455,11 +457,11 @@ void Channel::on_cm_event(int event)
 		close();
 		break;
 	case CmEvent::kFailed:
-		srpt_os_log(SRPT_LOG_INFO, "%s: connection failed (CM event %d)\n", name(), event);
+		srpt_os_log(SRPT_LOG_INFO, "%s: connection failed (CM event %d)\n", label(), event);
 		close();
 		break;
 	case CmEvent::kOther:
-		srpt_os_log(SRPT_LOG_DEBUG, "%s: ignoring CM event %d\n", name(), event);
+		srpt_os_log(SRPT_LOG_DEBUG, "%s: ignoring CM event %d\n", label(), event);
 		break;
 	}
 }
@@ -473,13 +475,13 @@ void Channel::on_qp_event(int event)
 	case SRPT_IB_EVENT_QP_FATAL:
 	case SRPT_IB_EVENT_QP_REQ_ERR:
 	case SRPT_IB_EVENT_QP_ACCESS_ERR:
-		srpt_os_log(SRPT_LOG_ERR, "%s: queue pair error: %s\n", name(),
+		srpt_os_log(SRPT_LOG_ERR, "%s: queue pair error: %s\n", label(),
 			    srpt_os_ib_event_msg(event));
 		/* Not in atomic context: the logout work disconnects. */
 		request_logout();
 		break;
 	default:
-		srpt_os_log(SRPT_LOG_DEBUG, "%s: QP event %s in state %s\n", name(),
+		srpt_os_log(SRPT_LOG_DEBUG, "%s: QP event %s in state %s\n", label(),
 			    srpt_os_ib_event_msg(event), ch_state_name(state()));
 		break;
 	}

@@ -28,7 +28,7 @@ void ChannelIo::on_recv(RecvCtx *r, srpt_wc_status status, u32 byte_len, u64 now
 		/* Flushed receives are normal while draining; otherwise the QP broke. */
 		if (ch_.state() <= ChState::kLive) {
 			if (status != SRPT_WC_WR_FLUSH_ERR)
-				SRPT_LOG_LIMITED(SRPT_LOG_ERR, "%s: receive failed: %s\n", ch_.name(),
+				SRPT_LOG_LIMITED(SRPT_LOG_ERR, "%s: receive failed: %s\n", ch_.label(),
 						 srpt_os_wc_status_msg(status));
 			ch_.request_logout();
 		}
@@ -63,7 +63,7 @@ void ChannelIo::repost(RecvCtx *r)
 
 	if (ret && ch_.state() <= ChState::kLive)
 		SRPT_LOG_LIMITED(SRPT_LOG_ERR, "%s: reposting a receive buffer failed (%d)\n",
-				 ch_.name(), ret);
+				 ch_.label(), ret);
 }
 
 /* srpt_handle_new_iu: false when the IU must wait (and was not consumed). */
@@ -115,18 +115,17 @@ bool ChannelIo::handle_iu(RecvCtx *r)
 		handle_tsk_mgmt(r, c);
 		break;
 	case srp::kILogout:
-		srpt_os_log(SRPT_LOG_INFO, "%s port %u: %s sent SRP_I_LOGOUT\n", ch_.port()->dev_name(),
-			    ch_.port()->num(), ch_.name());
+		srpt_os_log(SRPT_LOG_INFO, "%s: sent SRP_I_LOGOUT\n", ch_.label());
 		ch_.request_logout();
 		break;
 	case srp::kCredRsp:
 	case srp::kAerRsp:
 		/* Answers to requests this target never sends. */
-		srpt_os_log(SRPT_LOG_DEBUG, "%s: ignoring unsolicited response IU %#x\n", ch_.name(),
+		srpt_os_log(SRPT_LOG_DEBUG, "%s: ignoring unsolicited response IU %#x\n", ch_.label(),
 			    opcode);
 		break;
 	default:
-		SRPT_LOG_LIMITED(SRPT_LOG_ERR, "%s: ignoring IU with opcode %#x\n", ch_.name(),
+		SRPT_LOG_LIMITED(SRPT_LOG_ERR, "%s: ignoring IU with opcode %#x\n", ch_.label(),
 				 opcode);
 		stats_.add(Stat::kErrUnknownIu);
 		break;
@@ -240,7 +239,7 @@ void ChannelIo::handle_cmd(RecvCtx *r, Cmd *c)
 	c->sol_not = sc.sol_not;
 	stats_.add_cq<Stat::kCommands>();
 	if (ret) {
-		SRPT_LOG_LIMITED(SRPT_LOG_ERR, "%s: command %#llx: %s\n", ch_.name(), c->tag, why);
+		SRPT_LOG_LIMITED(SRPT_LOG_ERR, "%s: command %#llx: %s\n", ch_.label(), c->tag, why);
 		stats_.add(Stat::kErrMalformed);
 		c->respond_local_status(kStatusCheckCondition, kSenseInvalidFieldInIu,
 					sizeof(kSenseInvalidFieldInIu));
@@ -258,7 +257,7 @@ void ChannelIo::handle_cmd(RecvCtx *r, Cmd *c)
 	if (ret) {
 		SRPT_LOG_LIMITED(SRPT_LOG_ERR,
 				 "%s: command %#llx: allocating %u bytes for its data failed (%d)\n",
-				 ch_.name(), c->tag, c->data_len, ret);
+				 ch_.label(), c->tag, c->data_len, ret);
 		c->release_data();
 		if (transient(ret)) {
 			stats_.add(Stat::kErrNoMemory);
@@ -275,7 +274,7 @@ void ChannelIo::handle_cmd(RecvCtx *r, Cmd *c)
 			       sc.task_attr);
 	if (ret) {
 		/* The session is stopping: nobody is waiting for an answer. */
-		srpt_os_log(SRPT_LOG_DEBUG, "%s: dropping command %#llx (%d)\n", ch_.name(), c->tag, ret);
+		srpt_os_log(SRPT_LOG_DEBUG, "%s: dropping command %#llx (%d)\n", ch_.label(), c->tag, ret);
 		stats_.add(Stat::kDropped);
 		c->release_data();
 		c->return_recv();
@@ -301,7 +300,7 @@ void ChannelIo::handle_tsk_mgmt(RecvCtx *r, Cmd *c)
 	if (parse_srp_tsk_mgmt(ktl::Bytes(r->iu, r->byte_len), &t)) {
 		stats_.add(Stat::kErrMalformed);
 		/* Too short to carry a tag: there is nobody to answer. */
-		SRPT_LOG_LIMITED(SRPT_LOG_ERR, "%s: ignoring a %u-byte SRP_TSK_MGMT\n", ch_.name(),
+		SRPT_LOG_LIMITED(SRPT_LOG_ERR, "%s: ignoring a %u-byte SRP_TSK_MGMT\n", ch_.label(),
 				 r->byte_len);
 		c->return_recv();
 		credits_.owe_one();
@@ -313,13 +312,13 @@ void ChannelIo::handle_tsk_mgmt(RecvCtx *r, Cmd *c)
 	c->set_state(CmdState::kMgmt);
 	if (t.tmf == SRPT_TMF_UNSUPPORTED)
 		SRPT_LOG_LIMITED(SRPT_LOG_INFO,
-				 "%s: task management function %#x is not supported\n", ch_.name(),
+				 "%s: task management function %#x is not supported\n", ch_.label(),
 				 t.function);
 	const int ret = srpt_os_cmd_submit_tmr(c->os.get(), t.lun, t.tmf, t.task_tag, t.tag);
 	if (ret) {
 		SRPT_LOG_LIMITED(SRPT_LOG_ERR,
 				 "%s: task management function %#x for %#llx failed (%d)\n",
-				 ch_.name(), t.function, t.tag, ret);
+				 ch_.label(), t.function, t.tag, ret);
 		c->respond_local_tmf(srp::kTmfFailed);
 	}
 }
@@ -365,7 +364,7 @@ int Cmd::write_pending()
 	set_state(CmdState::kNew);
 	SRPT_LOG_LIMITED(SRPT_LOG_ERR,
 			 "%s: command %#llx: starting the RDMA READ of its data failed (%d)\n",
-			 ch_->name(), tag, step_err_);
+			 ch_->label(), tag, step_err_);
 	if (!post_err_ && transient(step_err_))
 		return -ktl::kENOMEM;
 	return step_err_ == -ktl::kENOMEM ? -ktl::kEIO : step_err_;
@@ -498,7 +497,7 @@ void Cmd::post_failed()
 		if (ch->state() <= ChState::kLive) {
 			ch->io().stats().add(Stat::kErrSend);
 			SRPT_LOG_LIMITED(SRPT_LOG_ERR, "%s: command %#llx: sending failed (%d)\n",
-					 ch->name(), tag, step_err_);
+					 ch->label(), tag, step_err_);
 		}
 		if (data_out) {
 			set_state(CmdState::kDataIn);
@@ -515,7 +514,7 @@ void Cmd::post_failed()
 	const bool retry = transient(step_err_);
 	ch->io().stats().add(retry ? Stat::kErrNoMemory : Stat::kErrSend);
 	SRPT_LOG_LIMITED(SRPT_LOG_ERR, "%s: command %#llx: mapping %u bytes for RDMA failed (%d)\n",
-			 ch->name(), tag, xfer.left(), step_err_);
+			 ch->label(), tag, xfer.left(), step_err_);
 	if (data_out) {
 		/* LIO answers TASK SET FULL or ABORTED COMMAND through queue_status. */
 		set_state(CmdState::kDataIn);
@@ -550,7 +549,7 @@ void Cmd::rdma_done(srpt_wc_status status)
 			if (ch->state() <= ChState::kLive && status != SRPT_WC_WR_FLUSH_ERR)
 				SRPT_LOG_LIMITED(SRPT_LOG_ERR,
 						 "%s: command %#llx: RDMA READ failed: %s\n",
-						 ch->name(), tag, srpt_os_wc_status_msg(status));
+						 ch->label(), tag, srpt_os_wc_status_msg(status));
 			set_state(CmdState::kDataIn);
 			srpt_os_cmd_abort(os.get(), false);
 			return;
@@ -569,7 +568,7 @@ void Cmd::rdma_done(srpt_wc_status status)
 			if (ch->state() <= ChState::kLive && status != SRPT_WC_WR_FLUSH_ERR)
 				SRPT_LOG_LIMITED(SRPT_LOG_ERR,
 						 "%s: command %#llx: RDMA WRITE failed: %s\n",
-						 ch->name(), tag, srpt_os_wc_status_msg(status));
+						 ch->label(), tag, srpt_os_wc_status_msg(status));
 			ch->io().stats().add(Stat::kErrSend);
 			ch->io().credits().owe_one();
 			fail_response();
@@ -579,7 +578,7 @@ void Cmd::rdma_done(srpt_wc_status status)
 		return;
 	default:
 		srpt_os_log(SRPT_LOG_ERR, "%s: command %#llx: RDMA completion in state %s\n",
-			    ch->name(), tag, cmd_state_name(state()));
+			    ch->label(), tag, cmd_state_name(state()));
 		ch->io().sendq().release(held);
 		return;
 	}
@@ -646,7 +645,7 @@ void Cmd::queue_response(const srpt_cmd_status &st, bool with_data)
 	const CmdState prev = set_state_from(CmdState::kNew, CmdState::kDataIn, CmdState::kCmdRspSent);
 
 	if (prev != CmdState::kNew && prev != CmdState::kDataIn) {
-		srpt_os_log(SRPT_LOG_ERR, "%s: command %#llx: response in state %s\n", ch_->name(),
+		srpt_os_log(SRPT_LOG_ERR, "%s: command %#llx: response in state %s\n", ch_->label(),
 			    tag, cmd_state_name(prev));
 		return;
 	}
@@ -691,7 +690,7 @@ void Cmd::queue_tm_response(srpt_tmr_response r)
 {
 	if (!test_and_set_state(CmdState::kMgmt, CmdState::kMgmtRspSent)) {
 		srpt_os_log(SRPT_LOG_ERR, "%s: task management %#llx: response in state %s\n",
-			    ch_->name(), tag, cmd_state_name(state()));
+			    ch_->label(), tag, cmd_state_name(state()));
 		return;
 	}
 	rsp_ = Rsp::kTmf;
@@ -712,7 +711,7 @@ void Cmd::send_done(srpt_wc_status status, u64 now_ns)
 	/* Only a response posted completes: a stray completion must not end the command. */
 	if (prev != CmdState::kCmdRspSent && prev != CmdState::kMgmtRspSent) {
 		srpt_os_log(SRPT_LOG_ERR, "%s: command %#llx: send completion in state %s\n",
-			    ch->name(), tag, cmd_state_name(prev));
+			    ch->label(), tag, cmd_state_name(prev));
 		return;
 	}
 	const u32 held = sq_held_;
@@ -724,7 +723,7 @@ void Cmd::send_done(srpt_wc_status status, u64 now_ns)
 		if (status != SRPT_WC_WR_FLUSH_ERR)
 			SRPT_LOG_LIMITED(SRPT_LOG_ERR,
 					 "%s: command %#llx: sending the response failed: %s\n",
-					 ch->name(), tag, srpt_os_wc_status_msg(status));
+					 ch->label(), tag, srpt_os_wc_status_msg(status));
 		ch->io().stats().add(Stat::kErrSend);
 	}
 	if (ok && read_bytes_)

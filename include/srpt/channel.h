@@ -74,6 +74,12 @@ public:
 
 	ChState state() const { return static_cast<ChState>(state_.load()); }
 	const char *name() const { return name_.c_str(); }
+	/*
+	 * What the channel's messages start with: device, port and
+	 * initiator, and from the login on its target port and channel
+	 * number, so that a line names which of many sessions it is about.
+	 */
+	const char *label() const { return label_.c_str(); }
 	RdmaPort *port() const { return port_.get(); }
 	Tpg *tpg() const { return tpg_; }
 	const LoginRequest &request() const { return req_; }
@@ -110,6 +116,7 @@ private:
 	Tpg *tpg_ = nullptr;		/* set under the port's logins mutex */
 	LoginRequest req_;
 	PeerName name_;			/* the initiator, as the transport names it */
+	ktl::StrBuf<192> label_;	/* completed before the login response goes out */
 	GidName i_port_name_;		/* "0x" + 32 hex digits of the initiator port id */
 	ktl::StrBuf<64> acl_name_;
 	srpt_cm_kind cm_;

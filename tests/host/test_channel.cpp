@@ -1195,7 +1195,9 @@ TEST_F(ChannelStates, ReceiveFailures)
 	/* The peer stopped answering: the message says so, in the kernel's words. */
 	fake::config().fail_status = SRPT_WC_RETRY_EXC_ERR;
 	ASSERT_NE(nullptr, fake::receive(ch, nullptr, 0, false));
-	EXPECT_EQ(1, fake::log_count("receive failed: transport retry counter exceeded", SRPT_LOG_ERR))
+	EXPECT_EQ(1, fake::log_count("mlx5_0 port 1: 192.168.122.7 (0002:c903:00a1:b2c1 ch 0): "
+				     "receive failed: transport retry counter exceeded",
+				     SRPT_LOG_ERR))
 		<< fake::log_text();
 	EXPECT_EQ(1u, fake::pending_work());
 	fake::run_work();
@@ -1493,7 +1495,10 @@ TEST_F(ChannelStates, SrpILogoutDisconnects)
 	const std::size_t before = posted(ch);
 	send_iu(ch, logout);
 	EXPECT_EQ(before, posted(ch)) << "the buffer is reposted";
-	EXPECT_EQ(1, fake::log_count("mlx5_0 port 1: 192.168.122.7 sent SRP_I_LOGOUT")) << fake::log_text();
+	/* Messages about a session name its device, port, initiator, target port and channel. */
+	EXPECT_EQ(1, fake::log_count("mlx5_0 port 1: 192.168.122.7 (0002:c903:00a1:b2c1 ch 0): "
+				     "sent SRP_I_LOGOUT"))
+		<< fake::log_text();
 	fake::run_work();
 	EXPECT_EQ(1, ch.disconnect_calls);
 	EXPECT_TRUE(ch.freed());
