@@ -16,11 +16,7 @@ cycles=$(bed_get cycles)
 bed_net
 load_scsi_initiator_bits
 bed_reach 0
-# Soft-RoCE retries forever with a retry count of 7 (ib_srp's default;
-# on a real HCA it means 7 retries): 6 gives the target's queue pair,
-# which takes the count from the login's CM REQ, the bound a real HCA
-# has with 7, one try less.
-bed_login 0 tl_retry_count=6
+bed_login 0
 disk=$(srp_disk)
 if [ "$SRPT_BED_BOOT" -le "$cycles" ]; then
 	fio --name=load --filename="/dev/$disk" --direct=1 --ioengine=libaio --rw=randrw \

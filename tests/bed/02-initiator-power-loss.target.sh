@@ -12,7 +12,8 @@
 # local ACK timeout and retry count, both from the initiator's CM REQ.
 # Over RDMA/CM on RoCE the REQ asks for 19 (4.096 us * 2^19 = 2.1 s per
 # try; RDMA/CM's RoCE packet lifetime 18, plus one), and the initiator
-# logs in with tl_retry_count=6: 7 tries, about 15 s (docs/testing.md).
+# logs in with tl_retry_count=6 (bed_login): 7 tries, about 15 s
+# (docs/testing.md).
 # The last initiator logs in afresh and verifies I/O; at the end the
 # live objects are back at baseline.
 # vm-timeout: 1500

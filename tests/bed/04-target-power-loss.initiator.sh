@@ -21,9 +21,7 @@ seq=$SRPT_ROOT/tests/bed/seqblocks.py
 bed_net
 load_scsi_initiator_bits
 bed_reach 0
-# tl_retry_count=6: see 02-initiator-power-loss.initiator.sh (soft-RoCE
-# retries forever with 7, and ib_srp would never see the target gone).
-bed_login 0 tl_retry_count=6
+bed_login 0
 mapfile -t disks < <(srp_wait_disks 2)
 rport=$(compgen -G '/sys/class/srp_remote_ports/*')
 expect_attr_set "$rport/fast_io_fail_tmo" off

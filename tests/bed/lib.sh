@@ -173,10 +173,17 @@ bed_target_spec() {
 # its arguments are expanded once, a test of them would never change).
 rport_is() { [ "$(srp_rport_state)" = "$1" ]; }
 
-# bed_login N [OPTIONS]: ib_srp logs in over link N (RDMA/CM).
+# bed_login N [OPTIONS]: ib_srp logs in over link N (RDMA/CM), with
+# tl_retry_count=6 unless OPTIONS say otherwise. Soft-RoCE retries forever
+# with a retry count of 7, ib_srp's default, where a real HCA gives up
+# after 7 retries: with 6, both queue pairs (the target's takes the count
+# from the login's CM REQ) give up after 7 tries, about 15 s over RoCE
+# (docs/testing.md), as a real HCA does after about 17 s. Without that,
+# no scenario could see a dead peer noticed.
 bed_login() {
-	local spec add
-	spec=$(bed_target_spec "$1" "${2:-}")
+	local spec add opts=${2:-}
+	[[ $opts == *tl_retry_count=* ]] || opts=${opts:+$opts,}tl_retry_count=6
+	spec=$(bed_target_spec "$1" "$opts")
 	add=$(_vm_srp_add "$(bed_dev "$1")")
 	echo "$spec" >"$add" || fail "ib_srp login over link $1 failed: $spec"
 	pass "ib_srp logged in over link $1: $spec"
