@@ -3,14 +3,16 @@
 # Two hosts, the link drops during I/O (03-link-down.host): the
 # initiator's side. 4 MiB of known data is written before the outage;
 # fio verifies writes (crc32c, checked as it goes) while the cable is
-# pulled for SRPT_BED_DOWN seconds. Shorter than dev_loss_tmo (120 s
-# here, fast_io_fail_tmo off so that I/O waits for the reconnect), the
-# queue pairs' retries bridge it or ib_srp reconnects, and fio ends with
-# no error and no mismatch. Longer
-# (dev_loss_tmo 20 s for a down of 40 s and more), ib_srp removes the
-# remote port: fio ends with an I/O error, never a mismatch (EILSEQ), and
-# a new login finds the data. Either way the known data reads back
-# intact and a last fio verify passes.
+# pulled for SRPT_BED_DOWN seconds. What the initiator notices first is
+# its own queue pair giving up on a send, or SCSI's command timeout
+# (30 s) for a command whose response is lost: then ib_srp reconnects.
+# Shorter than dev_loss_tmo (120 s here, fast_io_fail_tmo off so that
+# I/O waits for the reconnect), the queue pairs' retries bridge it or
+# ib_srp reconnects once the cable is back, and fio ends with no error
+# and no mismatch. For a down of 90 s and more (dev_loss_tmo 20 s),
+# ib_srp removes the remote port: fio ends with an I/O error, never a
+# mismatch (EILSEQ), and a new login finds the data. Either way the
+# known data reads back intact and a last fio verify passes.
 # vm-timeout: 600
 # vm-smp: 1
 # vm-mem: 2048
@@ -19,7 +21,7 @@
 
 down=${SRPT_BED_DOWN:-2}
 devloss=
-[ "$down" -lt 40 ] || devloss=20
+[ "$down" -lt 90 ] || devloss=20
 bed_net
 load_scsi_initiator_bits
 bed_reach 0
@@ -30,7 +32,6 @@ rport=$(compgen -G '/sys/class/srp_remote_ports/*')
 expect_attr_set "$rport/fast_io_fail_tmo" off
 expect_attr_set "$rport/dev_loss_tmo" "${devloss:-120}"
 expect_attr_set "$rport/reconnect_delay" 5
-expect_attr_set "/sys/block/$disk/device/timeout" 180
 
 # The known data: 4 MiB at 56 MiB, outside fio's region.
 expect_ok dd if=/dev/urandom of=/tmp/known bs=1M count=4 status=none
