@@ -187,6 +187,11 @@ const char *srpt_os_ib_event_msg(int event)
 	return srpt_double_ib_event_msg(event);
 }
 
+const char *srpt_os_cm_event_msg(enum srpt_cm_kind cm, int event)
+{
+	return srpt_double_cm_event_msg(cm, event);
+}
+
 /*
  * A chain of @wrs send WRs that signals once. One that does not fit is
  * refused (-ENOMEM); for a chain that is a violation too, as a real HCA

@@ -457,11 +457,13 @@ void Channel::on_cm_event(int event)
 		close();
 		break;
 	case CmEvent::kFailed:
-		srpt_os_log(SRPT_LOG_INFO, "%s: connection failed (CM event %d)\n", label(), event);
+		srpt_os_log(SRPT_LOG_INFO, "%s: connection failed: %s (CM event %d)\n", label(),
+			    srpt_os_cm_event_msg(cm_, event), event);
 		close();
 		break;
 	case CmEvent::kOther:
-		srpt_os_log(SRPT_LOG_DEBUG, "%s: ignoring CM event %d\n", label(), event);
+		srpt_os_log(SRPT_LOG_DEBUG, "%s: ignoring CM event %s (%d)\n", label(),
+			    srpt_os_cm_event_msg(cm_, event), event);
 		break;
 	}
 }

@@ -64,6 +64,31 @@ const char *srpt_os_ib_event_msg(int event)
 	return ib_event_msg((enum ib_event_type)event);
 }
 
+static const char *const srpt_ib_cm_event_names[] = {
+	[IB_CM_REQ_ERROR] = "REQ error",
+	[IB_CM_REQ_RECEIVED] = "REQ received",
+	[IB_CM_REP_ERROR] = "REP error",
+	[IB_CM_REP_RECEIVED] = "REP received",
+	[IB_CM_RTU_RECEIVED] = "RTU received",
+	[IB_CM_USER_ESTABLISHED] = "established",
+	[IB_CM_DREQ_ERROR] = "DREQ error",
+	[IB_CM_DREQ_RECEIVED] = "DREQ received",
+	[IB_CM_DREP_RECEIVED] = "DREP received",
+	[IB_CM_TIMEWAIT_EXIT] = "timewait exit",
+	[IB_CM_MRA_RECEIVED] = "MRA received",
+	[IB_CM_REJ_RECEIVED] = "REJ received",
+};
+
+const char *srpt_os_cm_event_msg(enum srpt_cm_kind cm, int event)
+{
+	if (cm == SRPT_CM_RDMA)
+		return rdma_event_msg((enum rdma_cm_event_type)event);
+	if (event >= 0 && event < ARRAY_SIZE(srpt_ib_cm_event_names) &&
+	    srpt_ib_cm_event_names[event])
+		return srpt_ib_cm_event_names[event];
+	return "unrecognized event";
+}
+
 static void srpt_zerolength_write_done(struct ib_cq *cq, struct ib_wc *wc)
 {
 	struct srpt_os_channel *ch = wc->qp->qp_context;

@@ -267,6 +267,11 @@ enum srpt_wc_status {
 const char *srpt_os_wc_status_msg(enum srpt_wc_status status);
 /* ib_event_msg(): an async event (enum ib_event_type) as text, for messages. */
 const char *srpt_os_ib_event_msg(int event);
+/*
+ * A CM event as text, for messages: rdma_event_msg() for RDMA/CM, the
+ * event's name for IB/CM (which has no such function).
+ */
+const char *srpt_os_cm_event_msg(enum srpt_cm_kind cm, int event);
 
 /*
  * Completions, from the channel's CQ context. @now_ns: local_clock() as

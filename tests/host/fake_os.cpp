@@ -909,6 +909,11 @@ extern "C" const char *srpt_os_ib_event_msg(int event)
 	return srpt_double_ib_event_msg(event);
 }
 
+extern "C" const char *srpt_os_cm_event_msg(enum srpt_cm_kind cm, int event)
+{
+	return srpt_double_cm_event_msg(cm, event);
+}
+
 extern "C" int srpt_os_inet_pton(const char *name, srpt_size_t len)
 {
 	const std::string s(name, len);

@@ -1000,19 +1000,19 @@ TEST_F(ChannelStates, CmEventsThatClose)
 		srpt_cm_kind cm;
 		int ev;
 		int disconnects;
-		bool failed;	/* logged as a failed connection */
+		const char *failed;	/* logged as a failed connection, with this name */
 	} cases[] = {
-		{SRPT_CM_IB, SRPT_IB_CM_DREP_RECEIVED, 0, false},
-		{SRPT_CM_IB, SRPT_IB_CM_TIMEWAIT_EXIT, 0, false},
-		{SRPT_CM_IB, SRPT_IB_CM_DREQ_ERROR, 0, false},
-		{SRPT_CM_IB, SRPT_IB_CM_REJ_RECEIVED, 0, true},
-		{SRPT_CM_IB, SRPT_IB_CM_REP_ERROR, 0, true},
-		{SRPT_CM_IB, SRPT_IB_CM_DREQ_RECEIVED, 1, false},
-		{SRPT_CM_RDMA, SRPT_RDMA_CM_TIMEWAIT_EXIT, 0, false},
-		{SRPT_CM_RDMA, SRPT_RDMA_CM_REJECTED, 0, true},
-		{SRPT_CM_RDMA, SRPT_RDMA_CM_UNREACHABLE, 0, true},
-		{SRPT_CM_RDMA, SRPT_RDMA_CM_CONNECT_ERROR, 0, true},
-		{SRPT_CM_RDMA, SRPT_RDMA_CM_DISCONNECTED, 1, false},
+		{SRPT_CM_IB, SRPT_IB_CM_DREP_RECEIVED, 0, nullptr},
+		{SRPT_CM_IB, SRPT_IB_CM_TIMEWAIT_EXIT, 0, nullptr},
+		{SRPT_CM_IB, SRPT_IB_CM_DREQ_ERROR, 0, nullptr},
+		{SRPT_CM_IB, SRPT_IB_CM_REJ_RECEIVED, 0, "REJ received"},
+		{SRPT_CM_IB, SRPT_IB_CM_REP_ERROR, 0, "REP error"},
+		{SRPT_CM_IB, SRPT_IB_CM_DREQ_RECEIVED, 1, nullptr},
+		{SRPT_CM_RDMA, SRPT_RDMA_CM_TIMEWAIT_EXIT, 0, nullptr},
+		{SRPT_CM_RDMA, SRPT_RDMA_CM_REJECTED, 0, "rejected"},
+		{SRPT_CM_RDMA, SRPT_RDMA_CM_UNREACHABLE, 0, "unreachable"},
+		{SRPT_CM_RDMA, SRPT_RDMA_CM_CONNECT_ERROR, 0, "connect error"},
+		{SRPT_CM_RDMA, SRPT_RDMA_CM_DISCONNECTED, 1, nullptr},
 	};
 	std::uint64_t id = 100;
 	for (const auto &c : cases) {
@@ -1029,7 +1029,9 @@ TEST_F(ChannelStates, CmEventsThatClose)
 			EXPECT_EQ(1, ch.qp_error_calls);
 			EXPECT_EQ(ChState::kDraining, state(ch));
 			EXPECT_EQ(c.failed ? 1 : 0,
-				  fake::log_count("connection failed (CM event " + std::to_string(c.ev) + ")"))
+				  fake::log_count(std::string("connection failed: ") +
+						  (c.failed ? c.failed : "") + " (CM event " +
+						  std::to_string(c.ev) + ")"))
 				<< fake::log_text();
 			fake::run_work();
 			EXPECT_TRUE(ch.freed());
@@ -1054,7 +1056,9 @@ TEST_F(ChannelStates, CmEventsThatClose)
 		srpt_core_cm_event(ch.core, o.ev);
 		EXPECT_EQ(ChState::kLive, state(ch));
 		EXPECT_EQ(0, ch.qp_error_calls);
-		EXPECT_EQ(1, fake::log_count("ignoring CM event " + std::to_string(o.ev),
+		EXPECT_EQ(1, fake::log_count("ignoring CM event " +
+						     std::string(srpt_os_cm_event_msg(o.cm, o.ev)) + " (" +
+						     std::to_string(o.ev) + ")",
 					     SRPT_LOG_DEBUG));
 	}
 }

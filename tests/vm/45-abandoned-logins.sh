@@ -169,7 +169,7 @@ if [ "$cm_trace" = 1 ]; then
 		}' "$tr/trace")"
 fi
 klog=$(_vm_dmesg_since "$mark")
-log "the target's kernel log over the runs: $(count_lines "$klog" 'ib_srpt: .*RDMA/CM login of') login requests, $(count_lines "$klog" 'ib_srpt: .* logged in to') logged in, $(count_lines "$klog" 'ib_srpt: .* logged out$') logged out, $(count_lines "$klog" 'ib_srpt: .*rejected login') rejected, $(count_lines "$klog" 'ib_srpt: .*still waiting') 'still waiting', $(count_lines "$klog" 'ib_srpt: .*connection failed \(CM event 8\)') 'connection failed' on a REJ (RDMA/CM event 8), $(count_lines "$klog" 'ib_srpt: .*connection failed \(CM event 7\)') on an unanswered REP (event 7, UNREACHABLE)"
+log "the target's kernel log over the runs: $(count_lines "$klog" 'ib_srpt: .*RDMA/CM login of') login requests, $(count_lines "$klog" 'ib_srpt: .* logged in to') logged in, $(count_lines "$klog" 'ib_srpt: .* logged out$') logged out, $(count_lines "$klog" 'ib_srpt: .*rejected login') rejected, $(count_lines "$klog" 'ib_srpt: .*still waiting') 'still waiting', $(count_lines "$klog" 'ib_srpt: .*connection failed: rejected \(CM event 8\)') 'connection failed' on a REJ (RDMA/CM event 8), $(count_lines "$klog" 'ib_srpt: .*connection failed: unreachable \(CM event 7\)') on an unanswered REP (event 7, UNREACHABLE)"
 log "the target's kernel log lines of failures and logouts after the runs (the first 30):"
 mapfile -t lines < <(_vm_dmesg_since "$mark2" | grep -E 'ib_srpt: .*(connection failed|logged out|rejected|still waiting)' || true)
 [ ${#lines[@]} -gt 0 ] || lines=(none)
