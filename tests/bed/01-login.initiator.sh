@@ -72,19 +72,13 @@ expect_ok cmp /tmp/before <(dd if="/dev/$disk" bs=1M count=4 iflag=direct status
 srp_logout
 bed_put rdmacm-done
 if [ "${SRPT_BED_TARGET:-}" = intree ]; then
-	bed_put initiator-done
-	bed_get target-done 200 >/dev/null
-	unload_all
-	check_dmesg
+	bed_initiator_end
 	exit 0
 fi
 
 if [ "$SRPT_BED_RDMA" = siw ]; then
 	log "iWARP has no IB/CM: only the RDMA/CM login runs over siw"
-	bed_put initiator-done
-	bed_get target-done 200 >/dev/null
-	unload_all
-	check_dmesg
+	bed_initiator_end
 	exit 0
 fi
 file_has /proc/mounts ' /sys/kernel/debug debugfs ' ||
@@ -100,8 +94,4 @@ expect_ibcm_re "io c0" '^c0 io ok last_lba=131071 block_size=512 blocks=8 seed=0
 expect_ibcm "logout c0" "c0 logged out (DREP)"
 expect_ok rmmod srp_ibcm
 bed_put ibcm-done
-bed_put initiator-done
-bed_get target-done 200 >/dev/null
-
-unload_all
-check_dmesg
+bed_initiator_end

@@ -27,10 +27,7 @@ if [ "${SRPT_BED_TARGET:-}" = intree ]; then
 	bed_get rdmacm-done 400 >/dev/null
 	expect_dmesg_since "$mark" "Received SRP_LOGIN_REQ"
 	bed_get initiator-done 200 >/dev/null
-	bed_put target-done
-	expect_ok tcli "clearconfig confirm=True"
-	unload_all
-	check_dmesg
+	bed_target_end
 	exit 0
 fi
 load_srpt
@@ -51,8 +48,4 @@ after=$(srpt_stats "$tgid")
 [ "$(stat_delta "$stats" "$after" task_management)" = 1 ] || fail "not one task management request (the LUN reset)"
 expect_no_stat_errors "$stats" "$after" aborted_tasks
 bed_get initiator-done 200 >/dev/null
-bed_put target-done
-
-expect_ok tcli "clearconfig confirm=True"
-unload_all
-check_dmesg
+bed_target_end

@@ -34,7 +34,4 @@ expect_fio --filename="/dev/$disk" --name=after --direct=1 --ioengine=libaio --r
 	--bsrange=4k-1m --iodepth=16 --size=16m --offset=128m --verify=crc32c --verify_fatal=1
 expect_no_initiator_trouble "$mark"
 srp_logout
-bed_put initiator-done
-bed_get target-done 200 >/dev/null
-unload_all
-check_dmesg
+bed_initiator_end

@@ -55,7 +55,7 @@ pass "$cycles power losses: every channel released, the slowest after $worst ms"
 bed_get initiator-done 300 >/dev/null
 expect_objects "$base"
 after=$(srpt_stats "$tgid")
-log "statistics moved: $(for k in reads writes aborted_tasks; do printf '%s %s ' "$k" "$(stat_delta "$stats" "$after" "$k")"; done)"
+bed_log_stats "$stats" "$after"
 bed_put target-done
 
 expect_ok tcli "clearconfig confirm=True"

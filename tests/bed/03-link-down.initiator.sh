@@ -85,7 +85,4 @@ expect_ok cmp /tmp/known <(dd if="/dev/$disk" bs=1M skip=56 count=4 iflag=direct
 expect_fio --filename="/dev/$disk" --name=after --direct=1 --ioengine=libaio --rw=randwrite \
 	--bs=64k --iodepth=8 --size=8m --offset=16m --verify=crc32c --verify_fatal=1
 srp_logout
-bed_put initiator-done
-bed_get target-done 200 >/dev/null
-unload_all
-check_dmesg
+bed_initiator_end

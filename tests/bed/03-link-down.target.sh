@@ -29,9 +29,5 @@ expect_objects "$base"
 logins=$(dmesg_count_since "$mark" "ib_srpt: $(bed_dev 0) port 1: 10\\.201\\.0\\.2 logged in to")
 pass "the initiator logged in $logins time(s) in all"
 after=$(srpt_stats "$tgid")
-log "statistics moved: $(for k in reads writes aborted_tasks; do printf '%s %s ' "$k" "$(stat_delta "$stats" "$after" "$k")"; done)"
-bed_put target-done
-
-expect_ok tcli "clearconfig confirm=True"
-unload_all
-check_dmesg
+bed_log_stats "$stats" "$after"
+bed_target_end

@@ -66,7 +66,4 @@ for i in "${!disks[@]}"; do
 	pass "${disks[$i]}: $VM_LAST_OUTPUT"
 done
 srp_logout
-bed_put initiator-done
-bed_get target-done 200 >/dev/null
-unload_all
-check_dmesg
+bed_initiator_end

@@ -76,7 +76,4 @@ pass "ib_srp logged in again to the restored target"
 bed_get initiator-done 400 >/dev/null
 wait_for 30 "no channel left" _vm_no_channels
 expect_ok test "$(srpt_object commands)" = 0
-bed_put target-done
-expect_ok tcli "clearconfig confirm=True"
-unload_all
-check_dmesg
+bed_target_end

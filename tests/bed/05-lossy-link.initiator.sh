@@ -39,7 +39,4 @@ bed_put phases-done
 bed_get wire-clean 60 >/dev/null
 expect_no_initiator_trouble "$mark"
 srp_logout
-bed_put initiator-done
-bed_get target-done 200 >/dev/null
-unload_all
-check_dmesg
+bed_initiator_end

@@ -16,23 +16,6 @@
 map=mpatha
 mpd_log=$SRPT_OUT/multipathd.log
 
-# mp_disk DEV: the SCSI disk of the login through the local RDMA device DEV.
-mp_disk() {
-	local h d
-	for h in /sys/class/scsi_host/host*; do
-		[ -e "$h/local_ib_device" ] || continue
-		[ "$(<"$h/local_ib_device")" = "$1" ] || continue
-		for d in "$h"/device/target*/*/block/*; do
-			[ -e "$d" ] && { printf '%s\n' "${d##*/}"; return 0; }
-		done
-	done
-	return 1
-}
-disk_writes() {
-	local s
-	read -ra s <"/sys/block/$1/stat"
-	printf '%s\n' "${s[4]}"
-}
 # mp_active N: multipathd sees N active paths of the map.
 mp_active() {
 	[ "$(timeout "$SRPT_CMD_TIMEOUT" multipathd show paths format '%d %t %T %m' |
@@ -106,7 +89,4 @@ log "initiator's error handling since the I/O started: $(srp_initiator_trouble "
 expect_ok dmsetup remove "$map"
 srp_logout
 kill "$(multipathd show daemon | awk '/^pid/ { print $2 }')" 2>/dev/null || true
-bed_put initiator-done
-bed_get target-done 200 >/dev/null
-unload_all
-check_dmesg
+bed_initiator_end

@@ -35,7 +35,4 @@ bed_get initiator-done 600 >/dev/null
 expect_objects "$base"
 expect_dmesg_since "$mark" "ib_srpt: rxe1 port 1: 10\\.201\\.1\\.2 logged in to 0x$tgid1" 2
 log "logins over link 1: $(dmesg_count_since "$mark" "ib_srpt: rxe1 port 1: 10\\.201\\.1\\.2 logged in")"
-bed_put target-done
-expect_ok tcli "clearconfig confirm=True"
-unload_all
-check_dmesg
+bed_target_end

@@ -188,3 +188,35 @@ bed_login() {
 	echo "$spec" >"$add" || fail "ib_srp login over link $1 failed: $spec"
 	pass "ib_srp logged in over link $1: $spec"
 }
+
+# ---------------------------------------------------------------------------
+# The end of a scenario.
+# ---------------------------------------------------------------------------
+
+# bed_log_stats BEFORE AFTER: what moved, in a line (statistics of the
+# target port, srpt_stats).
+bed_log_stats() {
+	local k line=
+	for k in reads writes aborted_tasks; do
+		line+="$k $(stat_delta "$1" "$2" "$k") "
+	done
+	log "statistics moved: $line"
+}
+
+# bed_target_end: tells the initiator, then clears the configuration and
+# proves that everything unloads with a clean kernel log.
+bed_target_end() {
+	bed_put target-done
+	expect_ok tcli "clearconfig confirm=True"
+	unload_all
+	check_dmesg
+}
+
+# bed_initiator_end: tells the target, waits for it to be done with its
+# checks (the links stay up meanwhile), unloads and checks the log.
+bed_initiator_end() {
+	bed_put initiator-done
+	bed_get target-done 200 >/dev/null
+	unload_all
+	check_dmesg
+}

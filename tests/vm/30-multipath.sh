@@ -22,19 +22,6 @@ map=mpatha
 mpd_log=$SRPT_OUT/multipathd.log
 fio_log=$SRPT_OUT/fio-failover.log
 
-# mp_disk DEV: the SCSI disk that ib_srp's login through the local RDMA
-# device DEV brought (the SCSI host with local_ib_device DEV).
-mp_disk() {
-	local h d
-	for h in /sys/class/scsi_host/host*; do
-		[ -e "$h/local_ib_device" ] || continue
-		[ "$(<"$h/local_ib_device")" = "$1" ] || continue
-		for d in "$h"/device/target*/*/block/*; do
-			[ -e "$d" ] && { printf '%s\n' "${d##*/}"; return 0; }
-		done
-	done
-	return 1
-}
 
 # mp_wait_disk DEV: mp_disk, once the disk appeared.
 mp_wait_disk() {
@@ -46,12 +33,6 @@ mp_wait_disk() {
 	fail "no SRP disk through $1 within 15s"
 }
 
-# disk_writes DISK: writes completed on DISK so far (block layer stat).
-disk_writes() {
-	local s
-	read -ra s <"/sys/block/$1/stat"
-	printf '%s\n' "${s[4]}"
-}
 
 # mp_paths: the paths of the map as multipathd sees them, one
 # "dev dm_state chk_state" line each.

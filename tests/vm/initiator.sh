@@ -296,6 +296,27 @@ srp_wait_disks() {
 	fail "not $1 SRP disks within 10s: ${disks:-none}"
 }
 
+# mp_disk DEV: the SCSI disk that ib_srp's login through the local RDMA
+# device DEV brought (the SCSI host with local_ib_device DEV).
+mp_disk() {
+	local h d
+	for h in /sys/class/scsi_host/host*; do
+		[ -e "$h/local_ib_device" ] || continue
+		[ "$(<"$h/local_ib_device")" = "$1" ] || continue
+		for d in "$h"/device/target*/*/block/*; do
+			[ -e "$d" ] && { printf '%s\n' "${d##*/}"; return 0; }
+		done
+	done
+	return 1
+}
+
+# disk_writes DISK: writes completed on DISK so far (block layer stat).
+disk_writes() {
+	local st
+	read -ra st <"/sys/block/$1/stat"
+	printf '%s\n' "${st[4]}"
+}
+
 # srp_host: the SCSI host directory (/sys/class/scsi_host/hostN) of the
 # single SRP target: the one with ib_srp's attributes.
 srp_host() {
