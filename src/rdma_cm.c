@@ -15,11 +15,11 @@
 #include "shim.h"
 
 /*
- * The listener. The core serialises srpt_os_rdma_cm_listen() calls;
- * module exit cannot run while a configfs store is under way (the store
- * holds a module reference).
+ * The listeners, IPv4 and IPv6. The core serialises
+ * srpt_os_rdma_cm_listen() calls; module exit cannot run while a
+ * configfs store is under way (the store holds a module reference).
  */
-static struct rdma_cm_id *srpt_rdma_cm_id;
+static struct rdma_cm_id *srpt_rdma_cm_ids[2];
 
 /* srpt_rdma_cm_req_recv: hand the login to the core. */
 static int srpt_rdma_cm_req_recv(struct rdma_cm_id *cm_id,
@@ -71,7 +71,14 @@ static struct rdma_cm_id *srpt_create_rdma_id(struct sockaddr *addr)
 			    IB_QPT_RC);
 	if (IS_ERR(id))
 		return id;
-	ret = rdma_bind_addr(id, addr);
+	/*
+	 * IPv6 only, beside an IPv4 listener: an iWARP device listens on
+	 * the addresses of the wildcard's family alone, so one IPv6
+	 * wildcard never reached its IPv4 addresses.
+	 */
+	ret = addr->sa_family == AF_INET6 ? rdma_set_afonly(id, 1) : 0;
+	if (!ret)
+		ret = rdma_bind_addr(id, addr);
 	if (!ret)
 		ret = rdma_listen(id, 128);
 	if (ret) {
@@ -91,19 +98,28 @@ int srpt_os_rdma_cm_listen(u16 port)
 		.sin_family = AF_INET,
 		.sin_port = cpu_to_be16(port),
 	};
-	struct rdma_cm_id *id = NULL, *old;
+	struct rdma_cm_id *ids[2] = {}, *old;
+	int i;
 
 	if (port) {
-		id = srpt_create_rdma_id((struct sockaddr *)&addr6);
-		if (IS_ERR(id))
-			id = srpt_create_rdma_id((struct sockaddr *)&addr4);
-		if (IS_ERR(id))
-			return PTR_ERR(id);
+		ids[0] = srpt_create_rdma_id((struct sockaddr *)&addr4);
+		if (IS_ERR(ids[0]))
+			return PTR_ERR(ids[0]);
+		ids[1] = srpt_create_rdma_id((struct sockaddr *)&addr6);
+		/* A kernel without IPv6 (ipv6.disable=1) has IPv4 logins alone. */
+		if (IS_ERR(ids[1]) && PTR_ERR(ids[1]) != -EAFNOSUPPORT) {
+			rdma_destroy_id(ids[0]);
+			return PTR_ERR(ids[1]);
+		}
+		if (IS_ERR(ids[1]))
+			ids[1] = NULL;
 	}
-	old = srpt_rdma_cm_id;
-	srpt_rdma_cm_id = id;
-	if (old)
-		rdma_destroy_id(old);
+	for (i = 0; i < ARRAY_SIZE(ids); i++) {
+		old = srpt_rdma_cm_ids[i];
+		srpt_rdma_cm_ids[i] = ids[i];
+		if (old)
+			rdma_destroy_id(old);
+	}
 	return 0;
 }
 

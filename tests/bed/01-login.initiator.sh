@@ -4,7 +4,8 @@
 # over the link (RDMA/CM), fio verifies writes and reads from 512 B to
 # 1 MiB at queue depths 1 to 32, a LUN reset (sg_reset: an SRP task
 # management request) succeeds and the data reads back after it, ib_srp
-# logs out; then (not against the in-tree target) srp_ibcm logs in
+# logs out; it logs in again over IPv6 and writes and reads back 4 MiB;
+# then (not against the in-tree target) srp_ibcm logs in
 # through IB/CM with the target's MAC as the path's destination, runs
 # INQUIRY, READ CAPACITY and a WRITE/READ compare, and logs out with the
 # target's DREP. With --set rdma=siw (soft-iWARP) the RDMA/CM part alone.
@@ -69,6 +70,15 @@ expect_ok dd if="/dev/$disk" of=/tmp/before bs=1M count=4 iflag=direct status=no
 expect_ok sg_reset --device "/dev/$disk"
 expect_dmesg_since "$mark" "SRP reset_device called"
 expect_ok cmp /tmp/before <(dd if="/dev/$disk" bs=1M count=4 iflag=direct status=none)
+srp_logout
+# Over IPv6 too: the target listens on both families.
+spec=$(bed_target_spec 0 tl_retry_count=6)
+spec=${spec/dest=$(bed_addr target 0):/dest=[$(bed_addr6 target 0)]:}
+bed_add_target 0 "$spec"
+pass "ib_srp logged in over IPv6: $spec"
+disk=$(srp_disk)
+expect_ok dd if=/tmp/before of="/dev/$disk" bs=1M seek=8 oflag=direct status=none
+expect_ok cmp /tmp/before <(dd if="/dev/$disk" bs=1M skip=8 count=4 iflag=direct status=none)
 srp_logout
 bed_put rdmacm-done
 if [ "${SRPT_BED_TARGET:-}" = intree ]; then

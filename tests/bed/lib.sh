@@ -12,6 +12,7 @@
 #
 # Link N (0, or 0 and 1) is a virtio NIC with MAC 52:54:00:be:dN:01 at the
 # target and :02 at the initiator, addresses 10.201.N.1 and 10.201.N.2
+# (and fd00:201:N::1 and ::2)
 # and soft-RoCE device rxeN on it (bed_net), or soft-iWARP siwN with
 # --set rdma=siw (SRPT_BED_RDMA; SRPT_SIW_MODULE: scripts/build-siw).
 
@@ -66,6 +67,7 @@ bed_has() { [ -e "$BED/$1" ]; }
 # bed_mac ROLE N, bed_addr ROLE N: link N's MAC and address at ROLE.
 bed_mac() { printf '52:54:00:be:d%d:%02x\n' "$2" "$([ "$1" = target ] && echo 1 || echo 2)"; }
 bed_addr() { printf '10.201.%d.%d\n' "$2" "$([ "$1" = target ] && echo 1 || echo 2)"; }
+bed_addr6() { printf 'fd00:201:%d::%d\n' "$2" "$([ "$1" = target ] && echo 1 || echo 2)"; }
 bed_peer() { [ "$SRPT_BED_ROLE" = target ] && echo initiator || echo target; }
 
 # bed_dev N: the RDMA device of link N (rxeN or siwN).
@@ -104,6 +106,7 @@ bed_net() {
 		nd=$(bed_netdev "$i")
 		dev=$(bed_dev "$i")
 		printf '%s\n' "link set $nd mtu 9000" "addr add $(bed_addr "$SRPT_BED_ROLE" "$i")/24 dev $nd" \
+			"addr add $(bed_addr6 "$SRPT_BED_ROLE" "$i")/64 dev $nd nodad" \
 			"link set $nd up" | timeout "$SRPT_CMD_TIMEOUT" ip -batch -
 		_vm_rxe_devs+=("$dev")
 		timeout "$SRPT_CMD_TIMEOUT" rdma link add "$dev" type "$SRPT_BED_RDMA" netdev "$nd"
@@ -173,6 +176,19 @@ bed_target_spec() {
 # its arguments are expanded once, a test of them would never change).
 rport_is() { [ "$(srp_rport_state)" = "$1" ]; }
 
+# bed_add_target N SPEC: ib_srp's add_target on link N's device. A
+# logout completes asynchronously: a login right after it may find the
+# old one still there (EEXIST), so it is tried for up to 10 s.
+bed_add_target() {
+	local add i
+	add=$(_vm_srp_add "$(bed_dev "$1")")
+	for ((i = 0; i < 50; i++)); do
+		echo "$2" >"$add" 2>/dev/null && return 0
+		nap 0.2
+	done
+	echo "$2" >"$add" || fail "ib_srp login over link $1 failed: $2"
+}
+
 # bed_login N [OPTIONS]: ib_srp logs in over link N (RDMA/CM), with
 # tl_retry_count=6 unless OPTIONS say otherwise. Soft-RoCE retries forever
 # with a retry count of 7, ib_srp's default, where a real HCA gives up
@@ -181,11 +197,10 @@ rport_is() { [ "$(srp_rport_state)" = "$1" ]; }
 # (docs/testing.md), as a real HCA does after about 17 s. Without that,
 # no scenario could see a dead peer noticed.
 bed_login() {
-	local spec add opts=${2:-}
+	local spec opts=${2:-}
 	[[ $opts == *tl_retry_count=* ]] || opts=${opts:+$opts,}tl_retry_count=6
 	spec=$(bed_target_spec "$1" "$opts")
-	add=$(_vm_srp_add "$(bed_dev "$1")")
-	echo "$spec" >"$add" || fail "ib_srp login over link $1 failed: $spec"
+	bed_add_target "$1" "$spec"
 	pass "ib_srp logged in over link $1: $spec"
 }
 
