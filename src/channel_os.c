@@ -145,6 +145,14 @@ int srpt_os_channel_create_qp(struct srpt_os_channel *ch,
 	ch->rw_forced_mr = !list_empty(&qp->rdma_mrs) &&
 			   !rdma_protocol_iwarp(ib, ch->port_num) &&
 			   !ib->attrs.max_sgl_rd;
+	/*
+	 * Over iWARP a send's completion may mean only that TCP has the
+	 * data: soft-iWARP hands TCP the pages of an unsignalled write
+	 * without copying them, and TCP sends (and resends) them later.
+	 * A page reused at once for the next command's data would reach
+	 * the initiator in place of this one's.
+	 */
+	ch->fresh_pages = rdma_protocol_iwarp(ib, ch->port_num);
 	ch->cq = cq;
 	ch->cq_size = p->cq_size;
 	ch->initiator_depth = p->initiator_depth;

@@ -324,7 +324,7 @@ static noinline int srpt_buf_add_slow(struct srpt_os_cmd *cmd, u32 count,
 	if (WARN_ON_ONCE(cmd->n_bufs >= cmd->max_bufs))
 		return -EINVAL;
 	buf = &cmd->bufs[cmd->n_bufs];
-	if (cmd->max_bufs == 1 && len <= PAGE_SIZE) {
+	if (cmd->max_bufs == 1 && len <= PAGE_SIZE && !cmd->ch->fresh_pages) {
 		if (!cmd->page) {
 			cmd->page = alloc_page(GFP_KERNEL);
 			if (!cmd->page)

@@ -134,6 +134,7 @@ struct srpt_os_channel {
 	u8 responder_resources;		/* ... from it */
 	bool use_srq;
 	bool rw_forced_mr;		/* force_mr: rdma_rw registers for all */
+	bool fresh_pages;		/* iWARP: no page reused (srpt_buf_add_slow()) */
 	struct ib_qp *qp;
 	struct ib_cq *cq;
 	u32 cq_size;

@@ -456,6 +456,24 @@ static void shim_forced_mr_never_keeps(struct kunit *test)
 }
 
 /*
+ * iWARP: the context's page is never used, so never reused while TCP may
+ * still send it (soft-iWARP's zero-copy of unsignalled writes): each
+ * small read gets buffers of its own, sent by rdma_rw.
+ */
+static void shim_iwarp_never_reuses_the_page(struct kunit *test)
+{
+	struct shim_env *env = test->priv;
+	struct srpt_os_cmd *cmd;
+	u8 *rsp;
+
+	env->ch.fresh_pages = true;
+	cmd = shim_cmd(test, &rsp, NULL);
+	KUNIT_EXPECT_EQ(test, shim_read(test, cmd, rsp, 0x10000, 0x77, 512, 4), 0);
+	KUNIT_EXPECT_EQ(test, shim_read(test, cmd, rsp, 0x20000, 0x78, PAGE_SIZE, 5), 0);
+	srpt_os_cmd_free(cmd);
+}
+
+/*
  * Two buffers, the first moved in two pieces, the second short of its end
  * (LIO had less data): rdma_rw sees the entries cut to each piece, LIO
  * its lengths back after.
@@ -858,6 +876,7 @@ static struct kunit_case shim_cases[] = {
 	KUNIT_CASE_PARAM(shim_response_bytes_on_the_wire, shim_profile_gen_params),
 	KUNIT_CASE_PARAM(shim_read_single_buffer, shim_profile_gen_params),
 	KUNIT_CASE_PARAM(shim_forced_mr_never_keeps, shim_profile_gen_params),
+	KUNIT_CASE_PARAM(shim_iwarp_never_reuses_the_page, shim_profile_gen_params),
 	KUNIT_CASE_PARAM(shim_read_buffers_in_pieces, shim_profile_gen_params),
 	KUNIT_CASE_PARAM(shim_failed_transfer_fails_the_response, shim_profile_gen_params),
 	KUNIT_CASE_PARAM(shim_write_data_reaches_the_backend, shim_profile_gen_params),

@@ -73,7 +73,7 @@ expect_ok cmp /tmp/before <(dd if="/dev/$disk" bs=1M count=4 iflag=direct status
 srp_logout
 # Over IPv6 too: the target listens on both families.
 spec=$(bed_target_spec 0 tl_retry_count=6)
-spec=${spec/dest=$(bed_addr target 0):/dest=[$(bed_addr6 target 0)]:}
+spec=${spec/dest=$(bed_dest 0):/dest=[$(bed_addr6 target 0)]:}
 bed_add_target 0 "$spec"
 pass "ib_srp logged in over IPv6: $spec"
 disk=$(srp_disk)

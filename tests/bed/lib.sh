@@ -162,6 +162,16 @@ bed_serve() {
 # The initiator.
 # ---------------------------------------------------------------------------
 
+# bed_dest N: the target's address on link N as add_target's dest= takes
+# it: IPv4, or IPv6 with --set family=ipv6 (SRPT_BED_FAMILY).
+bed_dest() {
+	if [ "${SRPT_BED_FAMILY:-ipv4}" = ipv6 ]; then
+		printf '[%s]\n' "$(bed_addr6 target "$1")"
+	else
+		bed_addr target "$1"
+	fi
+}
+
 # bed_target_spec N [OPTIONS]: ib_srp's add_target line for the target's
 # address on link N; initiator_ext is our link N GID's first half, so the
 # initiator port id is that GID (bed_serve's ACL).
@@ -169,7 +179,7 @@ bed_target_spec() {
 	local sg mine
 	sg=$(bed_get served)
 	mine=$(rxe_gid "$(bed_dev "$1")")
-	printf '%s\n' "id_ext=$sg,ioc_guid=$sg,initiator_ext=${mine:0:16},dest=$(bed_addr target "$1"):$BED_PORT${2:+,$2}"
+	printf '%s\n' "id_ext=$sg,ioc_guid=$sg,initiator_ext=${mine:0:16},dest=$(bed_dest "$1"):$BED_PORT${2:+,$2}"
 }
 
 # rport_is STATE: the single SRP remote port is in STATE (for wait_for:
