@@ -27,20 +27,7 @@ load_scsi_initiator_bits
 expect_ok modprobe -a ib_srp dm_multipath dm_service_time scsi_dh_alua
 bed_reach 0
 bed_reach 1
-expect_ok /lib/systemd/systemd-udevd --daemon --resolve-names=never
-wait_for 15 "udevd is up" test -S /run/udev/control
-cat >/etc/multipath.conf <<'CONF'
-defaults {
-	user_friendly_names yes
-	find_multipaths no
-	polling_interval 1
-}
-overrides {
-	no_path_retry 30
-}
-CONF
-multipathd -d -s -v2 >"$mpd_log" 2>&1 &
-wait_for 30 "multipathd is up" sh -c 'multipathd show daemon | grep -qE "^pid [0-9]+ (idle|running)"'
+mp_start 30 "$mpd_log"
 bed_login 0
 bed_login 1
 wait_for 15 "a disk through rxe0" mp_disk rxe0

@@ -78,27 +78,10 @@ gid1=$(rxe_gid rxe1)
 [ "$gid0" != "$gid1" ] || fail "rxe0 and rxe1 have the same GID $gid0"
 expect_objects "devices 2 ports 2 target_ports 0 tpgs 0 nexuses 0 channels 0 commands 0 receive_buffers 0" 5
 
-# udev, started now (the rxe devices exist already, nothing to trigger):
-# multipathd learns of new paths through it and waits for it to have
-# looked at a disk; libdevmapper waits for it to make the map's nodes.
-expect_ok /lib/systemd/systemd-udevd --daemon --resolve-names=never
-wait_for 15 "udevd is up" test -S /run/udev/control
-
-cat >/etc/multipath.conf <<'EOF'
-defaults {
-	user_friendly_names yes
-	find_multipaths no
-	polling_interval 1
-}
-# LIO-ORG is in the built-in hardware table (ALUA, no_path_retry 12);
-# queueing for a few seconds when no path is left is enough here.
-overrides {
-	no_path_retry 5
-}
-EOF
-multipathd -d -s -v3 >"$mpd_log" 2>&1 &
-mpd_pid=$!
-wait_for 30 "multipathd is up" sh -c 'multipathd show daemon | grep -qE "^pid [0-9]+ (idle|running)"'
+# udev and multipathd (the rxe devices exist already, nothing to
+# trigger). LIO-ORG is in multipath's hardware table (ALUA, no_path_retry
+# 12); queueing for a few seconds when no path is left is enough here.
+mp_start 5 "$mpd_log"
 
 # One backstore, two target ports, one ACL each for the initiator port id
 # ib_srp presents through that port (initiator_ext = the GID's first half).

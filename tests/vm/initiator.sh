@@ -310,6 +310,22 @@ mp_disk() {
 	return 1
 }
 
+# mp_start NO_PATH_RETRY LOG: udev, then multipathd (log in LOG) with one
+# map per WWID, polling every second, queueing NO_PATH_RETRY checks long
+# when no path is left; sets mpd_pid. udev starts first: multipathd
+# learns of new paths through it and waits for it to have looked at a
+# disk; libdevmapper waits for it to make the map's nodes.
+# shellcheck disable=SC2034 # mpd_pid is the caller's
+mp_start() {
+	expect_ok /lib/systemd/systemd-udevd --daemon --resolve-names=never
+	wait_for 15 "udevd is up" test -S /run/udev/control
+	printf '%s\n' 'defaults {' '	user_friendly_names yes' '	find_multipaths no' \
+		'	polling_interval 1' '}' 'overrides {' "	no_path_retry $1" '}' >/etc/multipath.conf
+	multipathd -d -s -v3 >"$2" 2>&1 &
+	mpd_pid=$!
+	wait_for 30 "multipathd is up" sh -c 'multipathd show daemon | grep -qE "^pid [0-9]+ (idle|running)"'
+}
+
 # disk_writes DISK: writes completed on DISK so far (block layer stat).
 disk_writes() {
 	local st
