@@ -150,7 +150,9 @@ int srpt_os_channel_create_qp(struct srpt_os_channel *ch,
 	 * data: soft-iWARP hands TCP the pages of an unsignalled write
 	 * without copying them, and TCP sends (and resends) them later.
 	 * A page reused at once for the next command's data would reach
-	 * the initiator in place of this one's.
+	 * the initiator in place of this one's. On an iWARP HCA it costs
+	 * an allocation per small command: the verbs do not say that an
+	 * RNIC is done with a completed write's pages either.
 	 */
 	ch->fresh_pages = rdma_protocol_iwarp(ib, ch->port_num);
 	ch->cq = cq;

@@ -115,7 +115,7 @@ bool ChannelIo::handle_iu(RecvCtx *r)
 		handle_tsk_mgmt(r, c);
 		break;
 	case srp::kILogout:
-		srpt_os_log(SRPT_LOG_INFO, "%s: sent SRP_I_LOGOUT\n", ch_.label());
+		srpt_os_log(SRPT_LOG_INFO, "%s: SRP_I_LOGOUT received\n", ch_.label());
 		ch_.request_logout();
 		break;
 	case srp::kCredRsp:

@@ -111,8 +111,11 @@ int srpt_os_rdma_cm_listen(u16 port)
 			rdma_destroy_id(ids[0]);
 			return PTR_ERR(ids[1]);
 		}
-		if (IS_ERR(ids[1]))
+		if (IS_ERR(ids[1])) {
+			pr_info("RDMA/CM: no IPv6 in this kernel: port %u takes IPv4 logins only\n",
+				port);
 			ids[1] = NULL;
+		}
 	}
 	for (i = 0; i < ARRAY_SIZE(ids); i++) {
 		old = srpt_rdma_cm_ids[i];

@@ -1501,7 +1501,7 @@ TEST_F(ChannelStates, SrpILogoutDisconnects)
 	EXPECT_EQ(before, posted(ch)) << "the buffer is reposted";
 	/* Messages about a session name its device, port, initiator, target port and channel. */
 	EXPECT_EQ(1, fake::log_count("mlx5_0 port 1: 192.168.122.7 (0002:c903:00a1:b2c1 ch 0): "
-				     "sent SRP_I_LOGOUT"))
+				     "SRP_I_LOGOUT received"))
 		<< fake::log_text();
 	fake::run_work();
 	EXPECT_EQ(1, ch.disconnect_calls);
