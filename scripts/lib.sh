@@ -169,3 +169,15 @@ dkms_mok_cert() {
 	done
 	printf '%s\n' "$cert"
 }
+
+# apt_for NAME CMD ARGS...: apt-get or apt-cache on the private sources
+# and lists of scripts/kernels in the cache (NAME: bullseye, sid), apart
+# from the machine's own.
+apt_for() { # name cmd args...
+	local dir=$SRPT_CACHE/apt/$1
+	shift
+	"$@" -o Dir::Etc::SourceList="$dir/sources.list" -o Dir::Etc::SourceParts=/nonexistent \
+		-o Dir::State::Lists="$dir/lists" -o Dir::Cache="$dir" \
+		-o Dir::Cache::archives="$dir/archives" -o Debug::NoLocking=1 \
+		-o APT::Sandbox::User=root
+}

@@ -106,14 +106,14 @@ int srpt_os_rdma_cm_listen(u16 port)
 		if (IS_ERR(ids[0]))
 			return PTR_ERR(ids[0]);
 		ids[1] = srpt_create_rdma_id((struct sockaddr *)&addr6);
-		/* A kernel without IPv6 (ipv6.disable=1) has IPv4 logins alone. */
-		if (IS_ERR(ids[1]) && PTR_ERR(ids[1]) != -EAFNOSUPPORT) {
-			rdma_destroy_id(ids[0]);
-			return PTR_ERR(ids[1]);
-		}
+		/*
+		 * IPv4 logins alone where IPv6 cannot listen: a kernel without
+		 * IPv6 (ipv6.disable=1), or 5.10's soft-iWARP, whose IPv6
+		 * listener ignores afonly and collides with the IPv4 one.
+		 */
 		if (IS_ERR(ids[1])) {
-			pr_info("RDMA/CM: no IPv6 in this kernel: port %u takes IPv4 logins only\n",
-				port);
+			pr_info("RDMA/CM: port %u takes IPv4 logins only: listening for IPv6 failed (%pe)\n",
+				port, ids[1]);
 			ids[1] = NULL;
 		}
 	}

@@ -27,7 +27,6 @@ bed_net
 load_srpt
 slow_null_lun
 bed_serve block:/dev/nullb0
-base=$(srpt_objects)
 stats=$(srpt_stats "$tgid")
 cycles=$(bed_get cycles)
 worst=0

@@ -17,7 +17,6 @@ bed_net
 load_srpt
 mark=$(dmesg_mark)
 bed_serve 64M
-base=$(srpt_objects)
 stats=$(srpt_stats "$tgid")
 
 down=$(bed_get link-down 300)

@@ -18,7 +18,6 @@ tcli_start
 bed_net
 load_srpt
 bed_serve 64M
-base=$(srpt_objects)
 stats=$(srpt_stats "$tgid")
 mark=$(dmesg_mark)
 bed_get initiator-done 800 >/dev/null

@@ -141,7 +141,8 @@ bed_reach() {
 # an ACL for the initiator's port (its link 0 GID, flag initiator-gid-0, as
 # ib_srp's initiator_ext makes its port id) and the RDMA/CM listener;
 # then the flag "served" carries the service GUID (id_ext, ioc_guid and
-# IB/CM service ID). Sets tgid and igid.
+# IB/CM service ID). Sets tgid, igid and, with this module, base (the
+# live objects before any login).
 bed_serve() {
 	local sg
 	tgid=$(rxe_gid "$(bed_dev 0)")
@@ -153,7 +154,18 @@ bed_serve() {
 	fi
 	expect_ok tcli "$bs" "/srpt create ib.$tgid" \
 		"/srpt/ib.$tgid/luns create $lun" "/srpt/ib.$tgid/acls create ib.$igid"
+	local mark
+	mark=$(dmesg_mark)
 	expect_attr_set "$SRPT_CFS/discovery_auth/rdma_cm_port" "$BED_PORT"
+	# Whether IPv6 logins are served too (flag target-ipv6).
+	if [ "$(dmesg_count_since "$mark" 'ib_srpt: RDMA/CM: port [0-9]+ takes IPv4 logins only')" = 0 ]; then
+		bed_put target-ipv6 yes
+	else
+		bed_put target-ipv6 no
+	fi
+	# The baseline before any login can come.
+	# shellcheck disable=SC2034 # base is the caller's
+	[[ $(</sys/module/ib_srpt/taint) != *O* ]] || base=$(srpt_objects)
 	sg=$(</sys/module/ib_srpt/parameters/srpt_service_guid)
 	bed_put served "${sg#0x}"
 }
