@@ -86,17 +86,6 @@ else
 	log "the target serves IPv4 logins alone here: no IPv6 login"
 fi
 bed_put rdmacm-done
-if [ "$(bed_get target-ipv6 60)" = yes ]; then
-spec=$(bed_target_spec 0 tl_retry_count=6)
-spec=${spec/dest=$(bed_dest 0):/dest=[$(bed_addr6 target 0)]:}
-bed_add_target 0 "$spec"
-pass "ib_srp logged in over IPv6: $spec"
-disk=$(srp_disk)
-expect_ok dd if=/tmp/before of="/dev/$disk" bs=1M seek=8 oflag=direct status=none
-expect_ok cmp /tmp/before <(dd if="/dev/$disk" bs=1M skip=8 count=4 iflag=direct status=none)
-srp_logout
-bed_put rdmacm-done
-fi
 if [ "${SRPT_BED_TARGET:-}" = intree ]; then
 	bed_initiator_end
 	exit 0
