@@ -24,7 +24,6 @@
 : "${SRPT_BED_ROLE:?run two-host scenarios through scripts/bed}"
 : "${SRPT_BED_BOOT:=1}"
 : "${SRPT_BED_LINKS:=1}"
-: "${SRPT_BED_PEER_KVER:=}"
 : "${SRPT_BED_RDMA:=rxe}"
 BED=/run/srpt-bed
 # The RDMA/CM port of every two-host scenario.
@@ -60,9 +59,6 @@ bed_get() {
 	done
 	printf '%s\n' "$(<"$BED/$1")"
 }
-
-# bed_has FLAG: FLAG is there.
-bed_has() { [ -e "$BED/$1" ]; }
 
 # bed_mac ROLE N, bed_addr ROLE N: link N's MAC and address at ROLE.
 bed_mac() { printf '52:54:00:be:d%d:%02x\n' "$2" "$([ "$1" = target ] && echo 1 || echo 2)"; }
