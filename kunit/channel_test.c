@@ -5,7 +5,7 @@
  *   CONNECTING -> LIVE -> DISCONNECTING -> DRAINING -> DISCONNECTED,
  *
  * driven through CM and QP events and completions, with the release on
- * the core's workqueue (src/os.c) and the waits on real completions:
+ * the core's workqueue (src/shim/os.c) and the waits on real completions:
  * IUs that arrive early wait for LIVE, every way out ends in the release
  * work tearing down in the documented order, and whoever waits for a
  * release (close_session, TPG disable, device removal) returns after it.
@@ -21,7 +21,7 @@
 
 #include <srpt/abi.h>
 
-#include "../src/os.h"
+#include "../src/shim/os.h"
 #include "fake_datapath.h"
 #include "probe.h"
 #include "target_fixture.h"

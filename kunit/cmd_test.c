@@ -16,7 +16,7 @@
 
 #include <srpt/abi.h>
 
-#include "../src/os.h"
+#include "../src/shim/os.h"
 #include "fake_datapath.h"
 #include "probe.h"
 #include "target_fixture.h"

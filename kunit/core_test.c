@@ -2,7 +2,7 @@
 /*
  * KUnit suites for the C++ core of ib_srpt, run inside a kernel: the core
  * allocates, locks and defers work through the real kernel services
- * (src/os.c) and talks to the IB/LIO test double (fake_ib.c); probe.cpp
+ * (src/shim/os.c) and talks to the IB/LIO test double (fake_ib.c); probe.cpp
  * lets the suites look at the core's counters.
  */
 #include <kunit/test.h>
@@ -15,14 +15,14 @@
 #include <linux/workqueue.h>
 
 #include <srpt/abi.h>
-#include <srpt/port_api.h>
+#include "../tests/doubles/port_api.h"
 
-#include "../src/os.h"
+#include "../src/shim/os.h"
 #include "fake_ib.h"
 #include "probe.h"
 #include "suite.h"
 
-/* Defined by src/module.c in the module; the suites create it. */
+/* Defined by src/shim/module.c in the module; the suites create it. */
 struct workqueue_struct *srpt_wq;
 
 /*
@@ -349,7 +349,7 @@ static void refresh_agent_failure_clears_devmgmt(struct kunit *test)
 	KUNIT_EXPECT_NULL(test, fp->mad_agent);
 }
 
-/* Events refresh from the workqueue (src/os.c), not the event handler. */
+/* Events refresh from the workqueue (src/shim/os.c), not the event handler. */
 static void port_event_refreshes_in_process_context(struct kunit *test)
 {
 	struct srpt_fixture *f = test->priv;
@@ -577,7 +577,7 @@ static struct kunit_case srpt_nacl_cases[] = {
 };
 
 /* ---------------------------------------------------------------------
- * What src/module.c does at load and unload, minus IB and LIO.
+ * What src/shim/module.c does at load and unload, minus IB and LIO.
  */
 
 int srpt_kunit_suite_init(struct kunit_suite *suite)

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * Test double of the data path shims (src/channel_os.c, src/recv.c,
- * src/lio_cmd.c and LIO behind them): channels, receive buffers, the SRQ
+ * Test double of the data path shims (src/shim/channel_os.c, src/shim/recv.c,
+ * src/shim/lio_cmd.c and LIO behind them): channels, receive buffers, the SRQ
  * and commands. It records every callout in order, captures the bytes
  * the core sends (login response, rejection, SRP_RSP), fails on request,
  * and models what the suites need of the hardware:

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Test double of the IB and LIO shims (src/ib_device.c, src/ib_cm.c,
- * src/rdma_cm.c): the device and port callouts of include/srpt/abi.h.
+ * Test double of the IB and LIO shims (src/shim/ib_device.c, src/shim/ib_cm.c,
+ * src/shim/rdma_cm.c): the device and port callouts of include/srpt/abi.h.
  * See fake_ib.h.
  */
 #include <linux/bug.h>

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The kernel services of src/os.c that the other suites do not reach: a
+ * The kernel services of src/shim/os.c that the other suites do not reach: a
  * call site's rate limit.
  */
 #include <kunit/test.h>
@@ -9,7 +9,7 @@
 
 #include <ktl/platform.h>
 
-/* The kernel's state inside a struct srpt_os_ratelimit (src/os.c). */
+/* The kernel's state inside a struct srpt_os_ratelimit (src/shim/os.c). */
 static struct ratelimit_state *rs_of(struct srpt_os_ratelimit *rl)
 {
 	return (struct ratelimit_state *)rl;

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * What src/module.c does at load and unload, minus IB and LIO: every
+ * What src/shim/module.c does at load and unload, minus IB and LIO: every
  * suite that reaches the core's workqueue uses these as its suite_init
  * and suite_exit (core_test.c).
  */

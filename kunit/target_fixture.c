@@ -16,7 +16,7 @@
 
 #include <srpt/abi.h>
 
-#include "../src/os.h"
+#include "../src/shim/os.h"
 #include "fake_datapath.h"
 #include "fake_ib.h"
 #include "probe.h"

@@ -19,7 +19,7 @@
 #include <linux/jiffies.h>
 #include <linux/types.h>
 
-#include <srpt/port_api.h>
+#include "../tests/doubles/port_api.h"
 
 #include "fake_datapath.h"
 #include "fake_ib.h"

@@ -6,10 +6,11 @@
 # Inputs:  ROOT (the project), O (the output directory), CXX and
 #          CORE_CXXFLAGS (how to compile a core source).
 # Outputs: $(O)/srpt-core.o, every core object of src/objects.kbuild
+#          and the tests' C entry points (tests/doubles/port_api.cpp)
 #          linked into one relocatable object; $(O)/abi-coverage.ok, a
 #          check that a fake defines every srpt_os_* function of the ABI.
 #
-# The core brings its own global operator new/delete (src/runtime.cpp,
+# The core brings its own global operator new/delete (src/core/runtime.cpp,
 # over srpt_os_alloc). In a test program they would replace the
 # program's allocator, so that gtest and libFuzzer would allocate from
 # the fake too. Instead the core's definitions and its references to
@@ -24,11 +25,11 @@
 include $(ROOT)/src/objects.kbuild
 
 CORE_SRCS := $(srpt_core_objs:%.o=$(ROOT)/%.cpp)
-CORE_OBJS := $(srpt_core_objs:src/%.o=$(O)/core/%.o)
+CORE_OBJS := $(srpt_core_objs:src/core/%.o=$(O)/core/%.o)
 
 $(foreach f,$(CORE_SRCS),$(if $(wildcard $(f)),,$(error $(f) is listed in src/objects.kbuild but does not exist)))
 
-$(O)/core/%.o: $(ROOT)/src/%.cpp $(MAKEFILE_LIST)
+$(O)/core/%.o: $(ROOT)/src/core/%.cpp $(MAKEFILE_LIST)
 	@mkdir -p $(@D)
 	@echo "  CXX     core/$*.o"
 	$(Q)$(CXX) $(CORE_CXXFLAGS) -MMD -MP -c -o $@ $<
@@ -42,14 +43,21 @@ define srpt_host_allocator
 	$(Q)rm -f $@.raw
 endef
 
-$(O)/srpt-core.o: $(CORE_OBJS) $(ROOT)/src/objects.kbuild
+# Built as the core is: it reaches inside, and allocates through it.
+PORT_API_OBJ := $(O)/test-entry/port_api.o
+$(PORT_API_OBJ): $(ROOT)/tests/doubles/port_api.cpp $(MAKEFILE_LIST)
+	@mkdir -p $(@D)
+	@echo "  CXX     test-entry/port_api.o"
+	$(Q)$(CXX) $(CORE_CXXFLAGS) -MMD -MP -c -o $@ $<
+
+$(O)/srpt-core.o: $(CORE_OBJS) $(PORT_API_OBJ) $(ROOT)/src/objects.kbuild
 	@echo "  LD -r   srpt-core.o ($(words $(CORE_OBJS)) core objects)"
-	$(Q)ld -r -o $@.raw $(CORE_OBJS)
+	$(Q)ld -r -o $@.raw $(CORE_OBJS) $(PORT_API_OBJ)
 	$(srpt_host_allocator)
 
 # The same from the core compiled as one unit (the cost harness's).
-$(O)/srpt-core-unit.o: $(O)/core-unit/core_unit.o
-	$(Q)cp $< $@.raw
+$(O)/srpt-core-unit.o: $(O)/core-unit/core_unit.o $(PORT_API_OBJ)
+	$(Q)ld -r -o $@.raw $^
 	$(srpt_host_allocator)
 
 # Every srpt_os_* function the ABI declares must be defined by the fake
@@ -78,4 +86,4 @@ $(O)/%.list: FORCE
 .PHONY: FORCE
 FORCE:
 
--include $(CORE_OBJS:.o=.d)
+-include $(CORE_OBJS:.o=.d) $(PORT_API_OBJ:.o=.d)

@@ -10,7 +10,7 @@
  *		return -ktl::kENOMEM;
  *
  * The storage comes from srpt_os_alloc() (the kernel allocator in the
- * module, the test double on the host); see src/runtime.cpp.
+ * module, the test double on the host); see src/core/runtime.cpp.
  */
 #pragma once
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * What ktl needs from the platform it runs on: memory, logging, locks,
- * completions and deferred work. C, so that src/os.c implements
+ * completions and deferred work. C, so that src/shim/os.c implements
  * it in the kernel and the host tests' fake on the host; it includes
  * nothing. The names carry the module's prefix because they are global
  * symbols of the module.

@@ -80,7 +80,7 @@ private:
 	bool ok_;
 };
 
-/* Zeros that a BeHeader of a buffer too short reads instead (src/wire.cpp). */
+/* Zeros that a BeHeader of a buffer too short reads instead (src/core/wire.cpp). */
 constexpr size_t kZeroPadSize = 64;
 extern const u8 kZeroPad[kZeroPadSize];
 

@@ -3,9 +3,8 @@
  * The one boundary between the C++ core and the C shims, read alike by
  * kernel C, the core and the host test double. srpt_os_* are the shims'
  * (verbs, CM, LIO), called by the core; srpt_core_* are the core's,
- * called by the shims (port_api.h holds the core's C entry points that
- * no shim calls). Objects cross as opaque handles; docs/design.md says
- * who owns what.
+ * called by the shims, each a trampoline in src/core/abi.cpp. Objects
+ * cross as opaque handles; docs/design.md says who owns what.
  */
 #ifndef SRPT_ABI_H
 #define SRPT_ABI_H

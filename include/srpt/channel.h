@@ -69,6 +69,8 @@ public:
 	bool close();
 	/* Disconnects and waits until released; any context that may sleep. */
 	void disconnect_and_wait(const char *why);
+	/* LIO's close_session(): its ACL or session is gone. */
+	void close_session();
 	/* From any context: the logout work disconnects. */
 	[[gnu::cold, gnu::noinline]] void request_logout();
 

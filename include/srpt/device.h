@@ -45,6 +45,8 @@ public:
 					srpt_device **out);
 	/* Tears everything down in the reverse order and deletes the device. */
 	void remove();
+	/* An async event (enum ib_event_type) of port @port_num; any context. */
+	void on_port_event(u32 port_num, int event);
 
 	const DeviceAttrs &attrs() const { return attrs_; }
 	const char *name() const { return attrs_.name.c_str(); }

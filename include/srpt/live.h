@@ -5,6 +5,8 @@
  */
 #pragma once
 
+#include <ktl/string.h>
+
 namespace srpt {
 
 enum class Live : int {
@@ -22,5 +24,7 @@ enum class Live : int {
 void live_inc(Live k);
 void live_dec(Live k);
 int live_count(Live k);
+/* One "<kind> <count>" line per kind, for debugfs. */
+void format_live_objects(ktl::TextBuf &out);
 
 } // namespace srpt

@@ -20,6 +20,7 @@
 namespace srpt {
 
 class RdmaPort;
+class TargetPort;
 class Tpg;
 
 /* The I_T nexus: the channels between one initiator port and one target port. */
@@ -103,5 +104,10 @@ private:
 	ktl::Atomic<u64> rejects_[kRejectReasons];
 	Counters closed_;			/* of the channels that went */
 };
+
+/* configfs: a target port's statistics; a node ACL's session statistics and info. */
+void format_tport_stats(const TargetPort &tport, ktl::TextBuf &out);
+void format_acl_stats(const Tpg &tpg, const char *initiator, ktl::TextBuf &out);
+void format_acl_info(const Tpg &tpg, const char *initiator, ktl::TextBuf &out);
 
 } // namespace srpt

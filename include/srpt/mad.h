@@ -74,4 +74,8 @@ struct MadIdentity {
  */
 ktl::size_t handle_dm_mad(const MadIdentity &id, ktl::Bytes req, ktl::MutableBytes rsp);
 
+class RdmaPort;
+/* handle_dm_mad() with @port's identity; 0 once the port is detached. */
+ktl::size_t answer_dm_mad(RdmaPort &port, ktl::Bytes req, ktl::MutableBytes rsp);
+
 } // namespace srpt

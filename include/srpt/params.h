@@ -6,6 +6,8 @@
 #pragma once
 
 #include <ktl/atomic.h>
+#include <ktl/string.h>
+#include <srpt/abi.h>
 #include <srpt/types.h>
 
 namespace srpt {
@@ -37,6 +39,11 @@ u32 rdma_cm_port_param();
  */
 u64 service_guid();
 void adopt_service_guid(u64 node_guid);
+
+/* A parameter's kernel_param_ops: 0 or -EINVAL (the reason logged). */
+[[nodiscard]] int set_param(srpt_param p, const char *val);
+/* Its value and a newline; -EINVAL for no such parameter. */
+[[nodiscard]] int format_param(srpt_param p, ktl::TextBuf &out);
 
 /* Restores the defaults; for tests. */
 void reset_params_for_test();

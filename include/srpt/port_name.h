@@ -9,7 +9,6 @@
 
 #include <ktl/span.h>
 #include <ktl/string.h>
-#include <srpt/port_api.h>
 #include <srpt/types.h>
 
 namespace srpt {
@@ -17,6 +16,13 @@ namespace srpt {
 /* 19 characters + NUL and 34 characters + NUL, rounded up. */
 using GuidName = ktl::StrBuf<24>;
 using GidName = ktl::StrBuf<40>;
+
+/* Which of the two forms a name has. */
+enum class PortNameKind : int {
+	kNone,
+	kGuid,	/* "xxxx:xxxx:xxxx:xxxx" */
+	kGid,	/* "0x" + 32 hex digits */
+};
 
 struct Gid {
 	u8 raw[16] = {};
@@ -45,7 +51,7 @@ inline void format_gid_name(const Gid &gid, GidName *out)
  * id in bytes 8..15 for the GUID form, the whole GID for the GID form).
  */
 struct ParsedPortName {
-	srpt_port_id_kind kind = SRPT_PORT_ID_NONE;
+	PortNameKind kind = PortNameKind::kNone;
 	Gid gid;
 
 	/* True when this name names the port with GID @g. */

@@ -43,7 +43,7 @@ public:
 	PortTargets &operator=(const PortTargets &) = delete;
 
 	/* -kEEXIST when a target port of that name form exists. */
-	[[nodiscard]] int attach(srpt_port_id_kind kind, TargetPort *tport)
+	[[nodiscard]] int attach(PortNameKind kind, TargetPort *tport)
 	{
 		ktl::MutexGuard guard(mutex_);
 		TargetPort *&s = tports_[slot(kind)];
@@ -53,7 +53,7 @@ public:
 		s = tport;
 		return 0;
 	}
-	void detach(srpt_port_id_kind kind, TargetPort *tport)
+	void detach(PortNameKind kind, TargetPort *tport)
 	{
 		ktl::MutexGuard guard(mutex_);
 		TargetPort *&s = tports_[slot(kind)];
@@ -65,7 +65,7 @@ public:
 	 * @fn(the target port of @kind, or nullptr) under the mutex, so that
 	 * the target port cannot go (rmdir) while @fn uses it.
 	 */
-	template <typename Fn> bool with_tport(srpt_port_id_kind kind, Fn fn)
+	template <typename Fn> bool with_tport(PortNameKind kind, Fn fn)
 	{
 		ktl::MutexGuard guard(mutex_);
 		return fn(tports_[slot(kind)]);
@@ -88,7 +88,7 @@ public:
 	}
 
 private:
-	static int slot(srpt_port_id_kind kind) { return kind == SRPT_PORT_ID_GUID ? 0 : 1; }
+	static int slot(PortNameKind kind) { return kind == PortNameKind::kGuid ? 0 : 1; }
 
 	mutable ktl::Mutex mutex_;
 	TargetPort *tports_[2] = {};		/* guarded by mutex_ */

@@ -11,13 +11,14 @@
 
 namespace srpt {
 
+void registry_init();
 void registry_add(Device *dev);
 void registry_remove(Device *dev);
 bool registry_empty();
 
 struct PortLookup {
 	ktl::RefPtr<RdmaPort> port;
-	srpt_port_id_kind kind = SRPT_PORT_ID_NONE;
+	PortNameKind kind = PortNameKind::kNone;
 };
 
 /* Finds a port by name; the result holds a reference. */

@@ -45,7 +45,7 @@ public:
 
 	const char *name() const { return name_.c_str(); }
 	RdmaPort *port() const { return port_.get(); }
-	srpt_port_id_kind kind() const { return kind_; }
+	PortNameKind kind() const { return kind_; }
 	srpt_os_tport *os() const { return os_; }
 
 	/* Calls @fn(tpg) for each TPG until it returns true; true if one did. */
@@ -62,20 +62,25 @@ public:
 
 private:
 	friend class Tpg;
-	TargetPort(ktl::RefPtr<RdmaPort> port, srpt_port_id_kind kind, srpt_os_tport *os);
+	TargetPort(ktl::RefPtr<RdmaPort> port, PortNameKind kind, srpt_os_tport *os);
 	~TargetPort();
 
 	ktl::RefPtr<RdmaPort> port_;
-	const srpt_port_id_kind kind_;
+	const PortNameKind kind_;
 	srpt_os_tport *const os_;
 	GidName name_;
 	ktl::Mutex tpgs_mutex_;
 	ktl::List<Tpg, &Tpg::tport_node> tpgs_;	/* guarded by tpgs_mutex_ */
 };
 
-/* Initialises the configfs attribute state; from srpt_core_init(). */
-void attrib_init();
-/* The RDMA/CM listener on @port (0: none), as discovery_auth/rdma_cm_port sets it. */
-[[nodiscard]] int listen_rdma_cm(u32 port);
+/*
+ * A TPG's attribute @a (enum srpt_tpg_attrib, checked here) of its port:
+ * the value and a newline. -EINVAL for no such attribute.
+ */
+[[nodiscard]] int show_tpg_attrib(const Tpg &tpg, int a, ktl::TextBuf &out);
+/* Parses and stores it: @count, or -EINVAL with the reason logged. */
+srpt_ssize_t store_tpg_attrib(Tpg &tpg, int a, const char *page, srpt_size_t count);
+/* Validates a node ACL name: 0, or -EINVAL with the reason logged. */
+[[nodiscard]] int check_acl_name(const char *name);
 
 } // namespace srpt

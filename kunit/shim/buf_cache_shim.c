@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* The module's src/buf_cache.c, its allocations failing on request (redirect.h). */
+/* The module's src/shim/buf_cache.c, its allocations failing on request (redirect.h). */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/list.h>
@@ -8,4 +8,4 @@
 
 #include "redirect.h"
 
-#include "../../src/buf_cache.c"
+#include "../../src/shim/buf_cache.c"

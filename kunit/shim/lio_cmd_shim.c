@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* The module's src/lio_cmd.c, built over the strict double (redirect.h). */
+/* The module's src/shim/lio_cmd.c, built over the strict double (redirect.h). */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/scatterlist.h>
@@ -12,4 +12,4 @@
 
 #include "redirect.h"
 
-#include "../../src/lio_cmd.c"
+#include "../../src/shim/lio_cmd.c"

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * The shim suite builds the module's own src/lio_cmd.c, src/recv.c and
- * src/buf_cache.c into the KUnit kernel beside the core, whose data path
+ * The shim suite builds the module's own src/shim/lio_cmd.c, src/shim/recv.c and
+ * src/shim/buf_cache.c into the KUnit kernel beside the core, whose data path
  * callouts the C double (kunit/fake_datapath.c) provides under the same
  * names. Included before anything that declares them, these names give
  * the shims' copies their own symbols, and send the core entry points

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* The module's src/recv.c, built over the strict double (redirect.h). */
+/* The module's src/shim/recv.c, built over the strict double (redirect.h). */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/sched/clock.h>
@@ -8,4 +8,4 @@
 
 #include "redirect.h"
 
-#include "../../src/recv.c"
+#include "../../src/shim/recv.c"

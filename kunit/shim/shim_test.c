@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The module's own data path shims (src/lio_cmd.c, src/recv.c,
- * src/buf_cache.c) on a strict device (verbs_double.h): every case that
+ * The module's own data path shims (src/shim/lio_cmd.c, src/shim/recv.c,
+ * src/shim/buf_cache.c) on a strict device (verbs_double.h): every case that
  * moves bytes runs once per DMA profile (virtual as soft-RoCE, direct as
  * an HCA on a coherent bus, bounce buffers as swiotlb), and checks the
  * bytes where they land: the IU as the core reads it, the SEND and RDMA
@@ -14,7 +14,7 @@
 #include <scsi/scsi_proto.h>
 
 #include "verbs_double.h"
-#include "../../src/shim.h"
+#include "../../src/shim/shim.h"
 
 #define SHIM_RSP_SIZE 256
 #define SHIM_RSP_LEN 36

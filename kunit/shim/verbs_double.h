@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * A strict RDMA device, DMA API and LIO under the module's own shims
- * (src/lio_cmd.c, src/recv.c): the kernel calls they make are redirected
+ * (src/shim/lio_cmd.c, src/shim/recv.c): the kernel calls they make are redirected
  * here (redirect.h), and the core entry points they call are recorded
  * (names.h). What it holds the shims to, as real hardware does:
  *

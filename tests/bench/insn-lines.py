@@ -78,7 +78,7 @@ def main():
     ap.add_argument("insns")
     ap.add_argument("ios", type=float)
     ap.add_argument("--top", type=int, default=40)
-    ap.add_argument("--file", help="only the lines of this source file (e.g. src/lio_cmd.c)")
+    ap.add_argument("--file", help="only the lines of this source file (e.g. src/shim/lio_cmd.c)")
     a = ap.parse_args()
 
     funcs = text_functions(a.ko)

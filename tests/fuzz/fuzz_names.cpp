@@ -17,6 +17,7 @@
  * reads it back) or changes nothing; lookups take no reference they do
  * not return.
  */
+#include "../doubles/port_api.h"
 #include "fuzz_common.h"
 
 #include <ktl/errno.h>
@@ -35,6 +36,7 @@
 namespace {
 
 using Text = ktl::Span<const char>;
+using srpt::PortNameKind;
 
 std::string lower(std::string s)
 {
@@ -58,14 +60,14 @@ void check_port_name(const std::string &s)
 	}
 	if (ret)
 		return;
-	if (p.kind == SRPT_PORT_ID_GUID) {
+	if (p.kind == PortNameKind::kGuid) {
 		srpt::GuidName n;
 		srpt::format_guid_name(p.gid, &n);
 		FUZZ_CHECK(lower(s) == n.c_str(), "'%s' formats back as '%s'", s.c_str(), n.c_str());
 		for (int i = 0; i < 8; i++)
 			FUZZ_CHECK(p.gid.raw[i] == 0, "GUID form set a prefix byte");
 	} else {
-		FUZZ_CHECK(p.kind == SRPT_PORT_ID_GID, "kind %d", p.kind);
+		FUZZ_CHECK(p.kind == PortNameKind::kGid, "kind %d", static_cast<int>(p.kind));
 		srpt::GidName n;
 		srpt::format_gid_name(p.gid, &n);
 		FUZZ_CHECK(lower(s) == n.c_str(), "'%s' formats back as '%s'", s.c_str(), n.c_str());

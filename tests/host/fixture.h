@@ -25,6 +25,7 @@
 #include <string>
 #include <vector>
 
+#include "../doubles/port_api.h"
 #include "fake_os.h"
 
 class CoreTest : public ::testing::Test {

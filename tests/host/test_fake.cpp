@@ -279,7 +279,7 @@ TEST_F(Fake, LogRules)
 }
 
 /*
- * srpt_os_inet_pton() decides as inet_pton_with_scope() after src/os.c's
+ * srpt_os_inet_pton() decides as inet_pton_with_scope() after src/shim/os.c's
  * whole-name check; every case here was checked against net/core/utils.c.
  */
 TEST_F(Fake, InetPtonDecidesAsTheKernel)

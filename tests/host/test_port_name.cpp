@@ -9,6 +9,7 @@
 
 using srpt::Gid;
 using srpt::ParsedPortName;
+using srpt::PortNameKind;
 
 namespace {
 
@@ -72,11 +73,11 @@ TEST_F(PortName, FormatTables)
 		/* And back. */
 		ParsedPortName p;
 		ASSERT_EQ(0, srpt::parse_port_name(c.guid, &p));
-		EXPECT_EQ(SRPT_PORT_ID_GUID, p.kind);
+		EXPECT_EQ(PortNameKind::kGuid, p.kind);
 		EXPECT_EQ(0, std::memcmp(p.gid.raw + 8, c.gid.raw + 8, 8));
 		EXPECT_TRUE(p.matches(c.gid));
 		ASSERT_EQ(0, srpt::parse_port_name(c.gid_name, &p));
-		EXPECT_EQ(SRPT_PORT_ID_GID, p.kind);
+		EXPECT_EQ(PortNameKind::kGid, p.kind);
 		EXPECT_TRUE(p.gid == c.gid);
 		EXPECT_TRUE(p.matches(c.gid));
 	}
@@ -91,7 +92,7 @@ TEST_F(PortName, AcceptedFormsAnyCase)
 	for (const std::string &n : guid_names) {
 		ParsedPortName p;
 		ASSERT_EQ(0, parse(n, &p)) << n;
-		EXPECT_EQ(SRPT_PORT_ID_GUID, p.kind) << n;
+		EXPECT_EQ(PortNameKind::kGuid, p.kind) << n;
 		srpt::GuidName out;
 		srpt::format_guid_name(p.gid, &out);
 		EXPECT_EQ(lower(n), out.c_str());
@@ -106,7 +107,7 @@ TEST_F(PortName, AcceptedFormsAnyCase)
 	for (const std::string &n : gid_names) {
 		ParsedPortName p;
 		ASSERT_EQ(0, parse(n, &p)) << n;
-		EXPECT_EQ(SRPT_PORT_ID_GID, p.kind) << n;
+		EXPECT_EQ(PortNameKind::kGid, p.kind) << n;
 		EXPECT_EQ(0xfe, p.gid.raw[0]);
 		EXPECT_EQ(0x80, p.gid.raw[1]);
 		EXPECT_EQ(0xc3, p.gid.raw[15]);
@@ -159,10 +160,10 @@ TEST_F(PortName, BadNames)
 	};
 	for (const std::string &n : bad) {
 		ParsedPortName p;
-		p.kind = SRPT_PORT_ID_GID;
+		p.kind = PortNameKind::kGid;
 		EXPECT_EQ(-ktl::kEINVAL, parse(n, &p)) << '"' << n << '"';
 		EXPECT_EQ(-ktl::kEINVAL, srpt::parse_port_name(n.c_str(), &p)) << '"' << n << '"';
-		EXPECT_EQ(SRPT_PORT_ID_GID, p.kind) << "output written on failure: " << n;
+		EXPECT_EQ(PortNameKind::kGid, p.kind) << "output written on failure: " << n;
 	}
 }
 

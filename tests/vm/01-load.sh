@@ -11,7 +11,7 @@ tcli_start
 setup_rxe rxe0
 load_srpt
 
-# Our module saw the device (src/device.cpp) and named its port
+# Our module saw the device (src/core/device.cpp) and named its port
 # (src/port.cpp) with the GID that the RDMA core reports.
 gid=$(rxe_gid rxe0)
 expect_dmesg 'ib_srpt: rxe0: added, 1 port, node GUID [0-9a-f]{16}, service GUID [0-9a-f]{16}'

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * The core's C entry points for RDMA ports, under the names the in-tree
- * target documents. No shim calls them (abi.h holds only what the two
- * sides call of each other): the core uses them, and KUnit tests them.
+ * C entry points into the core's RDMA ports, for the tests only (KUnit's
+ * suites are C): refresh and lookup by name under the names the in-tree
+ * target documents. No shim calls them; port_api.cpp forwards each to
+ * the core.
  */
 #ifndef SRPT_PORT_API_H
 #define SRPT_PORT_API_H

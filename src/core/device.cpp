@@ -268,32 +268,16 @@ void SrqHold::reset()
 	dev_ = nullptr;
 }
 
-} // namespace srpt
-
-using srpt::Device;
-using srpt::from_handle;
-using srpt::to_handle;
-
-extern "C" int srpt_core_device_add(struct srpt_os_device *os, const struct srpt_device_info *info,
-				    struct srpt_device **out)
+void Device::on_port_event(u32 port_num, int event)
 {
-	return Device::create(os, *info, out);
-}
+	RdmaPort *p = port(port_num);
 
-extern "C" void srpt_core_device_remove(struct srpt_device *dev)
-{
-	from_handle<Device>(dev)->remove();
-}
-
-extern "C" void srpt_core_port_event(struct srpt_device *h, srpt_u32 port_num, int event)
-{
-	Device *dev = from_handle<Device>(h);
-	srpt::RdmaPort *port = dev->port(port_num);
-
-	if (!port) {
-		srpt_os_log(SRPT_LOG_WARN, "%s: async event %s for nonexistent port %u\n",
-			    dev->name(), srpt_os_ib_event_msg(event), port_num);
+	if (!p) {
+		srpt_os_log(SRPT_LOG_WARN, "%s: async event %s for nonexistent port %u\n", name(),
+			    srpt_os_ib_event_msg(event), port_num);
 		return;
 	}
-	port->on_event(event);
+	p->on_event(event);
 }
+
+} // namespace srpt

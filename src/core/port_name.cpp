@@ -26,11 +26,11 @@ void format_gid_name(const u8 id[16], GidName *out)
 bool ParsedPortName::matches(const Gid &g) const
 {
 	switch (kind) {
-	case SRPT_PORT_ID_GUID:
+	case PortNameKind::kGuid:
 		return __builtin_memcmp(gid.raw + 8, g.raw + 8, 8) == 0;
-	case SRPT_PORT_ID_GID:
+	case PortNameKind::kGid:
 		return gid == g;
-	case SRPT_PORT_ID_NONE:
+	case PortNameKind::kNone:
 		break;
 	}
 	return false;
@@ -50,11 +50,11 @@ int parse_port_name(ktl::Span<const char> text, ParsedPortName *out)
 			if (ktl::parse_hex_bytes(text.subspan(5 * g, 4), p.gid.raw + 8 + 2 * g, 2))
 				return -ktl::kEINVAL;
 		}
-		p.kind = SRPT_PORT_ID_GUID;
+		p.kind = PortNameKind::kGuid;
 	} else if (len == 34 && name[0] == '0' && (name[1] == 'x' || name[1] == 'X')) {
 		if (ktl::parse_hex_bytes(text.subspan(2), p.gid.raw, 16))
 			return -ktl::kEINVAL;
-		p.kind = SRPT_PORT_ID_GID;
+		p.kind = PortNameKind::kGid;
 	} else {
 		return -ktl::kEINVAL;
 	}

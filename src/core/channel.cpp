@@ -304,7 +304,7 @@ int Channel::open_session_locked()
 	 * GID-named one. Only enabled TPGs admit logins.
 	 */
 	/* Under the target mutex: an rmdir of the target port waits for us. */
-	auto try_tport = [&](srpt_port_id_kind kind, auto try_names) {
+	auto try_tport = [&](PortNameKind kind, auto try_names) {
 		return port_->targets().with_tport(kind, [&](TargetPort *t) {
 			return t && t->find_tpg([&](Tpg *tpg) {
 				if (!tpg->enabled())
@@ -321,9 +321,9 @@ int Channel::open_session_locked()
 		}
 		return ret == 0;
 	};
-	if (try_tport(SRPT_PORT_ID_GUID, [&](Tpg *tpg) { return open(tpg, name()); }))
+	if (try_tport(PortNameKind::kGuid, [&](Tpg *tpg) { return open(tpg, name()); }))
 		return 0;
-	if (try_tport(SRPT_PORT_ID_GID, [&](Tpg *tpg) {
+	if (try_tport(PortNameKind::kGid, [&](Tpg *tpg) {
 		    return open(tpg, i_port_name_.c_str()) || open(tpg, i_port_name_.c_str() + 2);
 	    }))
 		return 0;
@@ -555,40 +555,11 @@ void Channel::run_release()
 		delete this;
 }
 
+void Channel::close_session()
+{
+	ktl::RefPtr<Channel> self(this);
+
+	self->disconnect_and_wait("its ACL or session was removed");
+}
+
 } // namespace srpt
-
-using namespace srpt;
-
-extern "C" int srpt_core_login(struct srpt_device *dev, srpt_u32 port_num,
-			       struct srpt_os_channel *os, const struct srpt_login_info *info,
-			       struct srpt_channel **out)
-{
-	Channel *ch;
-	const int ret = Channel::login(from_handle<Device>(dev), port_num, os, *info, &ch);
-
-	if (ret == 0)
-		*out = to_handle<srpt_channel>(ch);
-	return ret;
-}
-
-extern "C" void srpt_core_cm_event(struct srpt_channel *ch, int event)
-{
-	from_handle<Channel>(ch)->on_cm_event(event);
-}
-
-extern "C" void srpt_core_qp_event(struct srpt_channel *ch, int event)
-{
-	from_handle<Channel>(ch)->on_qp_event(event);
-}
-
-extern "C" void srpt_core_close_session(struct srpt_channel *ch)
-{
-	ktl::RefPtr<Channel> ref(from_handle<Channel>(ch));
-
-	ref->disconnect_and_wait("its ACL or session was removed");
-}
-
-extern "C" void srpt_core_zero_write_done(struct srpt_channel *ch, enum srpt_wc_status status)
-{
-	from_handle<Channel>(ch)->on_zero_write_done(status == SRPT_WC_SUCCESS);
-}

@@ -362,42 +362,19 @@ void Logins::format_session_info(const Tpg *tpg, const char *initiator, ktl::Tex
 	});
 }
 
+void format_tport_stats(const TargetPort &tport, ktl::TextBuf &out)
+{
+	tport.port()->logins().format_stats(out);
+}
+
+void format_acl_stats(const Tpg &tpg, const char *initiator, ktl::TextBuf &out)
+{
+	tpg.tport()->port()->logins().format_session_stats(&tpg, initiator, out);
+}
+
+void format_acl_info(const Tpg &tpg, const char *initiator, ktl::TextBuf &out)
+{
+	tpg.tport()->port()->logins().format_session_info(&tpg, initiator, out);
+}
+
 } // namespace srpt
-
-using namespace srpt;
-
-extern "C" srpt_ssize_t srpt_core_tport_stats_show(struct srpt_tport *tport, char *page,
-						   srpt_size_t size)
-{
-	ktl::TextBuf out(page, size);
-
-	from_handle<TargetPort>(tport)->port()->logins().format_stats(out);
-	return static_cast<srpt_ssize_t>(out.size());
-}
-
-namespace {
-
-/* A node ACL's file: @format of @tpg's sessions opened as @initiator. */
-srpt_ssize_t show_sessions(struct srpt_tpg *h, const char *initiator, char *page, srpt_size_t size,
-			   void (Logins::*format)(const Tpg *, const char *, ktl::TextBuf &))
-{
-	ktl::TextBuf out(page, size);
-	Tpg *tpg = from_handle<Tpg>(h);
-
-	(tpg->tport()->port()->logins().*format)(tpg, initiator, out);
-	return static_cast<srpt_ssize_t>(out.size());
-}
-
-} // namespace
-
-extern "C" srpt_ssize_t srpt_core_nacl_stats_show(struct srpt_tpg *h, const char *initiator,
-						  char *page, srpt_size_t size)
-{
-	return show_sessions(h, initiator, page, size, &Logins::format_session_stats);
-}
-
-extern "C" srpt_ssize_t srpt_core_nacl_info_show(struct srpt_tpg *h, const char *initiator,
-						 char *page, srpt_size_t size)
-{
-	return show_sessions(h, initiator, page, size, &Logins::format_session_info);
-}

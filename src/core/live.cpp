@@ -32,19 +32,16 @@ int live_count(Live k)
 	return g_live[static_cast<int>(k)].load(ktl::MemoryOrder::relaxed);
 }
 
-} // namespace srpt
-
-extern "C" srpt_ssize_t srpt_core_objects_show(char *buf, srpt_size_t size)
+void format_live_objects(ktl::TextBuf &s)
 {
-	ktl::TextBuf s(buf, size);
+	for (int i = 0; i < kKinds; i++) {
+		const int n = live_count(static_cast<Live>(i));
 
-	for (int i = 0; i < srpt::kKinds; i++) {
-		const int n = srpt::live_count(static_cast<srpt::Live>(i));
-
-		s.put(srpt::kLiveNames[i]).put(' ');
+		s.put(kLiveNames[i]).put(' ');
 		if (n < 0)
 			s.put('-');
 		s.dec(static_cast<ktl::u64>(n < 0 ? -n : n)).put('\n');
 	}
-	return static_cast<srpt_ssize_t>(s.size());
 }
+
+} // namespace srpt

@@ -206,7 +206,3 @@ int RdmaPort::set_use_srq(bool use_srq)
 using srpt::RdmaPort;
 using srpt::from_handle;
 
-extern "C" int srpt_refresh_port(struct srpt_port *sport)
-{
-	return from_handle<RdmaPort>(sport)->refresh();
-}

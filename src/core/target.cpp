@@ -13,12 +13,12 @@
 #include <srpt/target.h>
 
 namespace srpt {
-TargetPort::TargetPort(ktl::RefPtr<RdmaPort> port, srpt_port_id_kind kind, srpt_os_tport *os)
+TargetPort::TargetPort(ktl::RefPtr<RdmaPort> port, PortNameKind kind, srpt_os_tport *os)
 	: port_(ktl::move(port)), kind_(kind), os_(os)
 {
 	const PortCache c = port_->cache();
 
-	if (kind_ == SRPT_PORT_ID_GUID)
+	if (kind_ == PortNameKind::kGuid)
 		name_.put(c.guid_name.c_str());
 	else
 		name_.put(c.gid_name.c_str());
@@ -73,7 +73,7 @@ int TargetPort::create(const char *name, srpt_os_tport *os, TargetPort **out)
 	}
 	srpt_os_log(SRPT_LOG_INFO, "%s port %u: created target port %s\n", t->port_->dev_name(),
 		    t->port_->num(), t->name());
-	if (t->kind_ == SRPT_PORT_ID_GUID)
+	if (t->kind_ == PortNameKind::kGuid)
 		warn_rtslib_name("target port", t->name());
 	*out = t;
 	return 0;
@@ -133,53 +133,7 @@ bool Tpg::enabled() const
 	return enabled_.load();
 }
 
-} // namespace srpt
-
-using namespace srpt;
-
-extern "C" int srpt_core_tport_create(const char *name, struct srpt_os_tport *os,
-				      struct srpt_tport **out)
-{
-	TargetPort *t;
-	const int ret = TargetPort::create(name, os, &t);
-
-	if (ret == 0)
-		*out = to_handle<srpt_tport>(t);
-	return ret;
-}
-
-extern "C" void srpt_core_tport_destroy(struct srpt_tport *tport)
-{
-	from_handle<TargetPort>(tport)->destroy();
-}
-
-extern "C" const char *srpt_core_tport_name(struct srpt_tport *tport)
-{
-	return from_handle<TargetPort>(tport)->name();
-}
-
-extern "C" int srpt_core_tpg_create(struct srpt_tport *tport, const char *name,
-				    struct srpt_os_tpg *os, struct srpt_tpg **out)
-{
-	Tpg *tpg;
-	const int ret = Tpg::create(from_handle<TargetPort>(tport), os, &tpg);
-
-	if (ret == 0)
-		*out = to_handle<srpt_tpg>(tpg);
-	return ret;
-}
-
-extern "C" void srpt_core_tpg_destroy(struct srpt_tpg *tpg)
-{
-	from_handle<Tpg>(tpg)->destroy();
-}
-
-extern "C" int srpt_core_tpg_enable(struct srpt_tpg *tpg, int enable)
-{
-	return from_handle<Tpg>(tpg)->enable(enable != 0);
-}
-
-extern "C" int srpt_core_nacl_init(const char *name)
+int check_acl_name(const char *name)
 {
 	InitiatorIdKind kind;
 	const ktl::size_t len = ktl::strnlen(name, 256);
@@ -193,7 +147,9 @@ extern "C" int srpt_core_nacl_init(const char *name)
 	/* What rtslib reads is the GID form of a port name: 0x and 32 hex digits. */
 	ParsedPortName as_gid;
 	if (parse_port_name(ktl::Span<const char>(name, len), &as_gid) ||
-	    as_gid.kind != SRPT_PORT_ID_GID)
+	    as_gid.kind != PortNameKind::kGid)
 		warn_rtslib_name("node ACL", name);
 	return 0;
 }
+
+} // namespace srpt

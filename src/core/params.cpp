@@ -50,11 +50,7 @@ void reset_params_for_test()
 	g_rdma_cm_port.store(0);
 }
 
-} // namespace srpt
-
-using namespace srpt;
-
-extern "C" int srpt_core_param_set(enum srpt_param p, const char *val)
+int set_param(srpt_param p, const char *val)
 {
 	u64 v;
 	int ret;
@@ -110,10 +106,8 @@ extern "C" int srpt_core_param_set(enum srpt_param p, const char *val)
 	return -ktl::kEINVAL;
 }
 
-extern "C" int srpt_core_param_get(enum srpt_param p, char *buf, srpt_size_t size)
+int format_param(srpt_param p, ktl::TextBuf &s)
 {
-	ktl::TextBuf s(buf, size);
-
 	switch (p) {
 	case SRPT_PARAM_MAX_REQ_SIZE:
 		s.dec(max_req_size());
@@ -131,5 +125,7 @@ extern "C" int srpt_core_param_get(enum srpt_param p, char *buf, srpt_size_t siz
 		return -ktl::kEINVAL;
 	}
 	s.put('\n');
-	return static_cast<int>(s.size());
+	return 0;
 }
+
+} // namespace srpt

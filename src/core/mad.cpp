@@ -147,21 +147,15 @@ ktl::size_t handle_dm_mad(const MadIdentity &id, ktl::Bytes req, ktl::MutableByt
 	return r.ok() && w.ok() ? kSize : 0;
 }
 
-} // namespace srpt
-
-using namespace srpt;
-
-extern "C" srpt_size_t srpt_core_mad_recv(struct srpt_port *h, const void *req,
-					  srpt_size_t req_len, void *rsp, srpt_size_t rsp_len)
+ktl::size_t answer_dm_mad(RdmaPort &port, ktl::Bytes req, ktl::MutableBytes rsp)
 {
-	RdmaPort *port = from_handle<RdmaPort>(h);
 	/* The agent is unregistered before the port is detached. */
-	Device *dev = port->device();
+	Device *dev = port.device();
 	MadIdentity id;
 
 	if (!dev)
 		return 0;
-	const PortAttrib attrib = port->targets().attrib();
+	const PortAttrib attrib = port.targets().attrib();
 	id.service_guid = service_guid();
 	id.vendor_id = dev->attrs().vendor_id;
 	id.vendor_part_id = dev->attrs().vendor_part_id;
@@ -169,6 +163,7 @@ extern "C" srpt_size_t srpt_core_mad_recv(struct srpt_port *h, const void *req,
 	id.send_queue_depth = dev->recv_queue_depth(attrib.use_srq);
 	id.max_req_size = max_req_size();
 	id.max_rdma_size = attrib.srp_max_rdma_size;
-	return handle_dm_mad(id, ktl::Bytes(static_cast<const u8 *>(req), req_len),
-			     ktl::MutableBytes(static_cast<u8 *>(rsp), rsp_len));
+	return handle_dm_mad(id, req, rsp);
 }
+
+} // namespace srpt

@@ -1,0 +1,83 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The RDMA/CM listener: the port logins over RoCE and iWARP arrive on,
+ * from the rdma_cm_port parameter at load and discovery_auth/rdma_cm_port
+ * after. The shim listens; the core decides on which port and says so.
+ */
+#include <ktl/errno.h>
+#include <ktl/lock.h>
+#include <ktl/string.h>
+#include <srpt/abi.h>
+#include <srpt/listener.h>
+#include <srpt/params.h>
+
+namespace srpt {
+namespace {
+
+constinit ktl::Mutex g_rdma_cm_mutex;
+constinit u32 g_listening_port = 0; /* guarded by g_rdma_cm_mutex */
+
+} // namespace
+
+void listener_init()
+{
+	KTL_LOCK_INIT(g_rdma_cm_mutex);
+}
+
+int listen_rdma_cm(u32 port)
+{
+	ktl::MutexGuard guard(g_rdma_cm_mutex);
+
+	if (port == g_listening_port)
+		return 0;
+	const int ret = srpt_os_rdma_cm_listen(static_cast<srpt_u16>(port));
+	if (ret) {
+		srpt_os_log(SRPT_LOG_ERR, "rdma_cm_port: listening on port %u failed (%d)\n", port,
+			    ret);
+		return ret;
+	}
+	if (port)
+		srpt_os_log(SRPT_LOG_INFO, "RDMA/CM: listening for logins on port %u\n", port);
+	else
+		srpt_os_log(SRPT_LOG_INFO, "RDMA/CM: no longer listening for logins\n");
+	g_listening_port = port;
+	return 0;
+}
+
+/*
+ * A port that cannot be bound does not fail the load: at boot that would
+ * lose the whole srpt configuration targetctl restores, and IB/CM logins
+ * need no listener. The administrator is told how to listen later.
+ */
+void listener_start()
+{
+	const u32 port = rdma_cm_port_param();
+
+	if (listen_rdma_cm(port))
+		srpt_os_log(SRPT_LOG_ERR,
+			    "rdma_cm_port: loaded without an RDMA/CM listener; once port %u is free, write it to discovery_auth/rdma_cm_port\n",
+			    port);
+}
+
+void show_rdma_cm_port(ktl::TextBuf &s)
+{
+	{
+		ktl::MutexGuard guard(g_rdma_cm_mutex);
+		s.dec(g_listening_port);
+	}
+	s.put('\n');
+}
+
+int store_rdma_cm_port(ktl::Span<const char> page)
+{
+	ktl::u64 v;
+
+	if (ktl::parse_u64(page, 0, kMaxRdmaCmPort, &v)) {
+		srpt_os_log(SRPT_LOG_ERR, "rdma_cm_port: invalid value: must be 0..%u\n",
+			    kMaxRdmaCmPort);
+		return -ktl::kEINVAL;
+	}
+	return listen_rdma_cm(static_cast<u32>(v));
+}
+
+} // namespace srpt
