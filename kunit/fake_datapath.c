@@ -411,7 +411,8 @@ void srpt_os_channel_notify_established(struct srpt_os_channel *ch)
 	record(ch, FAKE_NOTIFY_ESTABLISHED);
 }
 
-int srpt_os_channel_disconnect(struct srpt_os_channel *ch)
+int srpt_os_channel_disconnect(struct srpt_os_channel *ch,
+			       enum srpt_disconnect how)
 {
 	if (!record(ch, FAKE_DISCONNECT))
 		return -EINVAL;
@@ -873,7 +874,7 @@ void srpt_os_cmd_submit(struct srpt_os_cmd *cmd, const u8 *cdb)
 		cmd->ch->on_submit(cmd);
 }
 
-void srpt_os_cmd_abort(struct srpt_os_cmd *cmd, int transient)
+void srpt_os_cmd_abort(struct srpt_os_cmd *cmd, enum srpt_write_failure why)
 {
 	cmd_record(cmd, FAKE_CMD_ABORT);
 }

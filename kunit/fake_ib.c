@@ -119,7 +119,7 @@ void srpt_os_ib_cm_stop(struct srpt_os_device *os)
 }
 
 /* Referenced by the core's rdma_cm_port attribute, which no suite stores. */
-int srpt_os_rdma_cm_listen(u16 port)
+int srpt_os_rdma_cm_listen(enum srpt_inet_family af, u16 port)
 {
 	return -EOPNOTSUPP;
 }

@@ -32,6 +32,18 @@ enum srpt_param {
 	SRPT_PARAM_COUNT,
 };
 
+/*
+ * The parameters' bounds and defaults, for the core's checks and the
+ * shim's MODULE_PARM_DESC alike (which needs them as literals).
+ */
+#define SRPT_MAX_REQ_SIZE_MIN		996
+#define SRPT_MAX_REQ_SIZE_DEFAULT	8276
+#define SRPT_MAX_REQ_SIZE_MAX		65536
+#define SRPT_SRQ_SIZE_MIN		4
+#define SRPT_SRQ_SIZE_DEFAULT		4095
+#define SRPT_SRQ_SIZE_MAX		65535
+#define SRPT_RDMA_CM_PORT_MAX		65535
+
 /* kernel_param_ops: set returns 0, -EINVAL or -ERANGE; get, a line's length. */
 SRPT_NODISCARD int srpt_core_param_set(enum srpt_param p, const char *val);
 int srpt_core_param_get(enum srpt_param p, char *buf, srpt_size_t size);
@@ -166,8 +178,16 @@ SRPT_NODISCARD int srpt_core_nacl_init(const char *name);
  * reads it (a "%scope" names an interface of init_net or is a number), else -EINVAL.
  */
 SRPT_NODISCARD int srpt_os_inet_pton(const char *name, srpt_size_t len);
-/* The RDMA/CM listener, on TCP-space @port (IPv6 any, else IPv4 any), 0: none; kept on failure. */
-SRPT_NODISCARD int srpt_os_rdma_cm_listen(srpt_u16 port);
+enum srpt_inet_family {
+	SRPT_INET4 = 4,
+	SRPT_INET6 = 6,		/* IPv6 only: IPv4 has a listener of its own */
+};
+/*
+ * The RDMA/CM listener of family @af, on its wildcard address and
+ * TCP-space @port in place of the one it has (0: none). On failure the
+ * family keeps the listener it had.
+ */
+SRPT_NODISCARD int srpt_os_rdma_cm_listen(enum srpt_inet_family af, srpt_u16 port);
 
 /* ---- Logins and channels: one connection (QP) of an initiator ---- */
 
@@ -186,6 +206,7 @@ enum srpt_cm_kind {
 struct srpt_login_info {
 	srpt_u8 cm;			/* enum srpt_cm_kind */
 	srpt_u16 pkey;
+	int pkey_index;			/* IB/CM: the P_Key's in the port's table, or -errno */
 	const void *private_data;	/* the login request as received */
 	srpt_size_t private_data_len;
 	/* The initiator as the transport knows it; the core names it. */
@@ -289,6 +310,10 @@ struct srpt_qp_params {
 	srpt_u8 initiator_depth;	/* RDMA READs in flight to the initiator */
 	srpt_u8 responder_resources;	/* ... from it */
 	srpt_u8 use_srq;
+	srpt_u16 pkey_index;		/* IB/CM: the QP's P_Key index */
+	/* What the login response (CM REP) says of our side. */
+	srpt_u8 rnr_retry_count;
+	srpt_u8 flow_control;
 };
 
 /*
@@ -311,8 +336,13 @@ void srpt_os_cm_reject(struct srpt_os_channel *os, const void *rej, srpt_size_t 
 SRPT_NODISCARD int srpt_os_channel_ready(struct srpt_os_channel *os);
 /* The first packet arrived before the RTU. */
 void srpt_os_channel_notify_established(struct srpt_os_channel *os);
-/* IB/CM: DREQ (DREP if a DREQ came); RDMA/CM: rdma_disconnect(). */
-SRPT_NODISCARD int srpt_os_channel_disconnect(struct srpt_os_channel *os);
+enum srpt_disconnect {
+	SRPT_DISCONNECT_DREQ,	/* ours */
+	SRPT_DISCONNECT_DREP,	/* the answer to the initiator's DREQ */
+};
+/* IB/CM: sends @how; RDMA/CM: rdma_disconnect(), which does either. */
+SRPT_NODISCARD int srpt_os_channel_disconnect(struct srpt_os_channel *os,
+					      enum srpt_disconnect how);
 SRPT_NODISCARD int srpt_os_channel_qp_error(struct srpt_os_channel *os);
 /* A signalled zero-length RDMA WRITE, completing in srpt_core_zero_write_done(). */
 SRPT_NODISCARD int srpt_os_channel_post_zero_write(struct srpt_os_channel *os);
@@ -425,11 +455,13 @@ void srpt_os_cmd_release_data(struct srpt_os_cmd *cmd);
  * it fails the command itself.
  */
 void srpt_os_cmd_submit(struct srpt_os_cmd *cmd, const srpt_u8 *cdb);
-/*
- * The write data cannot be had: transport_generic_request_failure() with
- * TASK SET FULL when @transient, else CHECK CONDITION, ABORTED COMMAND.
- */
-void srpt_os_cmd_abort(struct srpt_os_cmd *cmd, int transient);
+/* Why a command's write data cannot be had: the SCSI answer LIO gives. */
+enum srpt_write_failure {
+	SRPT_WRITE_TASK_SET_FULL = 1,	/* short of memory: the initiator retries */
+	SRPT_WRITE_ABORTED_COMMAND,	/* CHECK CONDITION, ABORTED COMMAND */
+};
+/* transport_generic_request_failure() with the answer @why names. */
+void srpt_os_cmd_abort(struct srpt_os_cmd *cmd, enum srpt_write_failure why);
 
 /* Task management functions, as LIO's enum tcm_tmreq_table. */
 enum srpt_tmf {

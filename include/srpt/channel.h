@@ -64,7 +64,7 @@ public:
 	 * the port's logins mutex or run in a CM callback, so that this
 	 * never races with accepting the login.
 	 */
-	int disconnect();
+	int disconnect(srpt_disconnect how = SRPT_DISCONNECT_DREQ);
 	/* srpt_close_ch: QP to error, drain. False when already closing. */
 	bool close();
 	/* Disconnects and waits until released; any context that may sleep. */
@@ -124,6 +124,7 @@ private:
 	srpt_cm_kind cm_;
 	IoLimits limits_;		/* written by the login, before io_ is created */
 	PeerReadDepth read_depth_{};	/* ... as this */
+	u16 pkey_index_ = 0;		/* IB/CM: of the login's P_Key */
 	ChannelIo io_{*this, limits_};
 
 	ktl::Atomic<ktl::u8> state_{static_cast<ktl::u8>(ChState::kConnecting)};

@@ -13,20 +13,20 @@
 namespace srpt {
 
 /* srp_max_req_size: largest SRP request (IU) in bytes we accept. */
-constexpr u32 kMinMaxReqSize = 996;
-constexpr u32 kDefaultMaxReqSize = 8276;
-constexpr u32 kMaxMaxReqSize = 65536;
+constexpr u32 kMinMaxReqSize = SRPT_MAX_REQ_SIZE_MIN;
+constexpr u32 kDefaultMaxReqSize = SRPT_MAX_REQ_SIZE_DEFAULT;
+constexpr u32 kMaxMaxReqSize = SRPT_MAX_REQ_SIZE_MAX;
 
 /* srpt_srq_size: receive queue entries of a per-device SRQ. */
-constexpr u32 kMinSrqSize = 4;
-constexpr u32 kDefaultSrqSize = 4095;
-constexpr u32 kMaxSrqSize = 65535;
+constexpr u32 kMinSrqSize = SRPT_SRQ_SIZE_MIN;
+constexpr u32 kDefaultSrqSize = SRPT_SRQ_SIZE_DEFAULT;
+constexpr u32 kMaxSrqSize = SRPT_SRQ_SIZE_MAX;
 
 /*
  * rdma_cm_port: the RDMA/CM listener's port at load time (0: none), for
  * what rtslib's saveconfig does not keep (discovery_auth/rdma_cm_port).
  */
-constexpr u32 kMaxRdmaCmPort = 65535;
+constexpr u32 kMaxRdmaCmPort = SRPT_RDMA_CM_PORT_MAX;
 
 u32 max_req_size();
 u32 srq_size();

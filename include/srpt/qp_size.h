@@ -53,9 +53,10 @@ PeerReadDepth read_depth(const DeviceAttrs &dev, PeerReadDepth peer);
 /*
  * The QP and CQ of a channel with @rq_size receive buffers (not posted on
  * the QP with @use_srq) whose send queue has room for @sq_size work
- * requests, half of them the commands' (max_rdma_ctxs).
+ * requests, half of them the commands' (max_rdma_ctxs); IB/CM's QP on
+ * P_Key index @pkey_index.
  */
 srpt_qp_params qp_params(const DeviceAttrs &dev, u32 rq_size, bool use_srq, u32 sq_size,
-			 PeerReadDepth depth);
+			 PeerReadDepth depth, u16 pkey_index);
 
 } // namespace srpt

@@ -761,9 +761,9 @@ static void shim_lio_callbacks_reach_the_core(struct kunit *test)
 	KUNIT_EXPECT_PTR_EQ(test, vd.rec.last_ch, env->ch.core);
 
 	/* Write data that cannot be had: busy if it may come later, else aborted. */
-	srpt_os_cmd_abort(cmd, 1);
+	srpt_os_cmd_abort(cmd, SRPT_WRITE_TASK_SET_FULL);
 	KUNIT_EXPECT_EQ(test, vd.rec.reason, TCM_OUT_OF_RESOURCES);
-	srpt_os_cmd_abort(cmd, 0);
+	srpt_os_cmd_abort(cmd, SRPT_WRITE_ABORTED_COMMAND);
 	KUNIT_EXPECT_EQ(test, vd.rec.reason, TCM_CHECK_CONDITION_ABORT_CMD);
 
 	vd.faults.init_cmd = 1;

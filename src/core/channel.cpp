@@ -163,6 +163,11 @@ int Channel::login(Device *dev, u32 port_num, srpt_os_channel *os, const srpt_lo
 	ch->limits_.max_ti_iu_len = check.max_ti_iu_len;
 	ch->limits_.imm_data_offset = check.imm_data_offset;
 	ch->read_depth_ = depth;
+	if (ch->cm_ == SRPT_CM_IB && info.pkey_index < 0)
+		srpt_os_log(SRPT_LOG_ERR, "%s port %u: P_Key %#x not found (%d), using index 0\n",
+			    port->dev_name(), port->num(), info.pkey, info.pkey_index);
+	else if (ch->cm_ == SRPT_CM_IB)
+		ch->pkey_index_ = static_cast<u16>(info.pkey_index);
 	srpt_os_log(SRPT_LOG_INFO,
 		    "%s port %u: %s login of %s (initiator port id %s, it_iu_len %u, pkey %#x%s)\n",
 		    port->dev_name(), port->num(), ch->cm_ == SRPT_CM_IB ? "IB/CM" : "RDMA/CM",
@@ -272,7 +277,8 @@ int Channel::create_resources()
 
 	limits_.rq_size = dev_->recv_queue_depth(false);
 	for (;;) {
-		p = qp_params(dev_->attrs(), limits_.rq_size, limits_.use_srq, sq_size, read_depth_);
+		p = qp_params(dev_->attrs(), limits_.rq_size, limits_.use_srq, sq_size, read_depth_,
+			      pkey_index_);
 		limits_.max_send_wr = p.max_rdma_ctxs;
 		ret = srpt_os_channel_create_qp(os_, to_handle<srpt_channel>(this), &p);
 		if (ret == 0)
@@ -330,11 +336,14 @@ int Channel::open_session_locked()
 	return ret;
 }
 
-int Channel::disconnect()
+int Channel::disconnect(srpt_disconnect how)
 {
 	if (!set_state(ChState::kDisconnecting))
 		return -ktl::kENOTCONN;
-	int ret = srpt_os_channel_disconnect(os_);
+	int ret = srpt_os_channel_disconnect(os_, how);
+	/* IB/CM: a DREQ that cannot go found the initiator's: answer it. */
+	if (ret < 0 && cm_ == SRPT_CM_IB && how == SRPT_DISCONNECT_DREQ)
+		ret = srpt_os_channel_disconnect(os_, SRPT_DISCONNECT_DREP);
 	if (ret < 0 && close())
 		ret = 0;
 	return ret;
@@ -450,7 +459,7 @@ void Channel::on_cm_event(int event)
 		break;
 	case CmEvent::kDisconnectRequest:
 		/* Answer (DREP) and drain now; no need to wait for time-wait. */
-		disconnect();
+		disconnect(SRPT_DISCONNECT_DREP);
 		close();
 		break;
 	case CmEvent::kDisconnected:

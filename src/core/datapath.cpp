@@ -501,7 +501,7 @@ void Cmd::post_failed()
 		}
 		if (data_out) {
 			set_state(CmdState::kDataIn);
-			srpt_os_cmd_abort(os.get(), false);
+			srpt_os_cmd_abort(os.get(), SRPT_WRITE_ABORTED_COMMAND);
 			return;
 		}
 		/* A response that carried the credits owes them again already. */
@@ -518,7 +518,7 @@ void Cmd::post_failed()
 	if (data_out) {
 		/* LIO answers TASK SET FULL or ABORTED COMMAND through queue_status. */
 		set_state(CmdState::kDataIn);
-		srpt_os_cmd_abort(os.get(), retry);
+		srpt_os_cmd_abort(os.get(), retry ? SRPT_WRITE_TASK_SET_FULL : SRPT_WRITE_ABORTED_COMMAND);
 		return;
 	}
 	/* The read data cannot go: answer without it, so that the initiator can retry. */
@@ -551,7 +551,7 @@ void Cmd::rdma_done(srpt_wc_status status)
 						 "%s: command %#llx: RDMA READ failed: %s\n",
 						 ch->label(), tag, srpt_os_wc_status_msg(status));
 			set_state(CmdState::kDataIn);
-			srpt_os_cmd_abort(os.get(), false);
+			srpt_os_cmd_abort(os.get(), SRPT_WRITE_ABORTED_COMMAND);
 			return;
 		}
 		if (xfer.left()) {

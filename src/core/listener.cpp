@@ -4,6 +4,7 @@
  * from the rdma_cm_port parameter at load and discovery_auth/rdma_cm_port
  * after. The shim listens; the core decides on which port and says so.
  */
+#include <ktl/assert.h>
 #include <ktl/errno.h>
 #include <ktl/lock.h>
 #include <ktl/string.h>
@@ -30,11 +31,26 @@ int listen_rdma_cm(u32 port)
 
 	if (port == g_listening_port)
 		return 0;
-	const int ret = srpt_os_rdma_cm_listen(static_cast<srpt_u16>(port));
+	const auto p = static_cast<srpt_u16>(port);
+	/* IPv4 decides: without it the port cannot serve RoCE v1/v2 over IPv4 or iWARP. */
+	const int ret = srpt_os_rdma_cm_listen(SRPT_INET4, p);
 	if (ret) {
 		srpt_os_log(SRPT_LOG_ERR, "rdma_cm_port: listening on port %u failed (%d)\n", port,
 			    ret);
 		return ret;
+	}
+	/*
+	 * IPv4 logins alone where IPv6 cannot listen: a kernel without IPv6
+	 * (ipv6.disable=1), or 5.10's soft-iWARP, whose IPv6 listener ignores
+	 * afonly and collides with the IPv4 one.
+	 */
+	const int ret6 = srpt_os_rdma_cm_listen(SRPT_INET6, p);
+	if (ret6) {
+		srpt_os_log(SRPT_LOG_INFO,
+			    "RDMA/CM: port %u takes IPv4 logins only: listening for IPv6 failed (%d)\n",
+			    port, ret6);
+		/* Not the old port's IPv6 listener beside the new IPv4 one. */
+		KTL_WARN_ON(srpt_os_rdma_cm_listen(SRPT_INET6, 0));
 	}
 	if (port)
 		srpt_os_log(SRPT_LOG_INFO, "RDMA/CM: listening for logins on port %u\n", port);

@@ -30,7 +30,7 @@ PeerReadDepth read_depth(const DeviceAttrs &dev, PeerReadDepth peer)
 }
 
 srpt_qp_params qp_params(const DeviceAttrs &dev, u32 rq_size, bool use_srq, u32 sq_size,
-			 PeerReadDepth depth)
+			 PeerReadDepth depth, u16 pkey_index)
 {
 	srpt_qp_params p{};
 
@@ -54,6 +54,15 @@ srpt_qp_params qp_params(const DeviceAttrs &dev, u32 rq_size, bool use_srq, u32 
 	p.max_send_sge = ktl::min(kMaxSendSge, dev.max_send_sge);
 	p.initiator_depth = depth.initiator_depth;
 	p.responder_resources = depth.responder_resources;
+	p.pkey_index = pkey_index;
+	/*
+	 * An initiator whose receive queue is empty is retried for ever (7),
+	 * never failed: its buffers come back as it handles our responses.
+	 * Flow control: our receive queue sends credits (end-to-end, as the
+	 * in-tree target and ib_srp's own REP do).
+	 */
+	p.rnr_retry_count = 7;
+	p.flow_control = 1;
 	return p;
 }
 

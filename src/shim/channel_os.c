@@ -108,6 +108,10 @@ int srpt_os_channel_create_qp(struct srpt_os_channel *ch,
 
 	ch->core = core;
 	ch->zw_cqe.done = srpt_zerolength_write_done;
+	/* For the CM's create_qp and accept. */
+	ch->pkey_index = p->pkey_index;
+	ch->rnr_retry_count = p->rnr_retry_count;
+	ch->flow_control = p->flow_control;
 	cq = ib_cq_pool_get(ib, p->cq_size, -1, IB_POLL_WORKQUEUE);
 	if (IS_ERR(cq))
 		return PTR_ERR(cq);
@@ -198,9 +202,10 @@ void srpt_os_channel_notify_established(struct srpt_os_channel *ch)
 	ch->cm->notify_established(ch);
 }
 
-int srpt_os_channel_disconnect(struct srpt_os_channel *ch)
+int srpt_os_channel_disconnect(struct srpt_os_channel *ch,
+			       enum srpt_disconnect how)
 {
-	return ch->cm->disconnect(ch);
+	return ch->cm->disconnect(ch, how);
 }
 
 int srpt_os_channel_qp_error(struct srpt_os_channel *ch)

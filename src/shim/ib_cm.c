@@ -19,15 +19,20 @@ static int srpt_ib_cm_req_recv(struct ib_cm_id *cm_id,
 			       const struct ib_cm_req_event_param *param,
 			       const void *private_data)
 {
+	u16 pkey = be16_to_cpu(param->primary_path->pkey);
+	u16 index;
+	int ret;
 	struct srpt_login_info info = {
 		.cm = SRPT_CM_IB,
-		.pkey = be16_to_cpu(param->primary_path->pkey),
+		.pkey = pkey,
 		.private_data = private_data,
 		.private_data_len = IB_CM_REQ_PRIVATE_DATA_SIZE,
 		.initiator_depth = param->initiator_depth,
 		.responder_resources = param->responder_resources,
 	};
 
+	ret = ib_find_cached_pkey(cm_id->device, param->port, pkey, &index);
+	info.pkey_index = ret < 0 ? ret : index;
 	memcpy(info.peer_gid, param->primary_path->dgid.raw, sizeof(info.peer_gid));
 	return srpt_channel_login(cm_id->device, param->port, &info,
 				  &srpt_ib_cm_ops, cm_id, &cm_id->context);
@@ -86,6 +91,7 @@ static struct ib_qp *srpt_ib_cm_create_qp(struct srpt_os_channel *ch,
 		.qp_state = IB_QPS_INIT,
 		.qp_access_flags = IB_ACCESS_LOCAL_WRITE,
 		.port_num = ch->port_num,
+		.pkey_index = ch->pkey_index,
 	};
 	struct ib_qp *qp;
 	int ret;
@@ -93,11 +99,6 @@ static struct ib_qp *srpt_ib_cm_create_qp(struct srpt_os_channel *ch,
 	qp = ib_create_qp(ch->sdev->pd, init);
 	if (IS_ERR(qp))
 		return qp;
-	ret = ib_find_cached_pkey(ch->sdev->ib, ch->port_num, ch->pkey,
-				  &attr.pkey_index);
-	if (ret < 0)
-		pr_err("%s port %u: P_Key %#x not found (%d), using index 0\n",
-		       dev_name(&ch->sdev->ib->dev), ch->port_num, ch->pkey, ret);
 	ret = ib_modify_qp(qp, &attr, IB_QP_STATE | IB_QP_ACCESS_FLAGS |
 			   IB_QP_PORT | IB_QP_PKEY_INDEX);
 	if (ret) {
@@ -136,8 +137,8 @@ static int srpt_ib_cm_accept(struct srpt_os_channel *ch, const void *rsp,
 		.qp_num = ch->qp->qp_num,
 		.private_data = rsp,
 		.private_data_len = len,
-		.rnr_retry_count = 7,
-		.flow_control = 1,
+		.rnr_retry_count = ch->rnr_retry_count,
+		.flow_control = ch->flow_control,
 		.srq = ch->use_srq,
 		.responder_resources = ch->responder_resources,
 		.initiator_depth = ch->initiator_depth,
@@ -166,15 +167,12 @@ static void srpt_ib_cm_notify_established(struct srpt_os_channel *ch)
 	ib_cm_notify(ch->id.ib, IB_EVENT_COMM_EST);
 }
 
-/* A DREQ, or the DREP when the initiator sent the DREQ. */
-static int srpt_ib_cm_disconnect(struct srpt_os_channel *ch)
+static int srpt_ib_cm_disconnect(struct srpt_os_channel *ch,
+				 enum srpt_disconnect how)
 {
-	int ret;
-
-	ret = ib_send_cm_dreq(ch->id.ib, NULL, 0);
-	if (ret < 0)
-		ret = ib_send_cm_drep(ch->id.ib, NULL, 0);
-	return ret;
+	if (how == SRPT_DISCONNECT_DREP)
+		return ib_send_cm_drep(ch->id.ib, NULL, 0);
+	return ib_send_cm_dreq(ch->id.ib, NULL, 0);
 }
 
 static void srpt_ib_cm_destroy_id(struct srpt_os_channel *ch)

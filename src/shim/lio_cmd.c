@@ -484,9 +484,10 @@ void srpt_os_cmd_submit(struct srpt_os_cmd *cmd, const u8 *cdb)
 	srpt_target_submit(&cmd->se_cmd);
 }
 
-void srpt_os_cmd_abort(struct srpt_os_cmd *cmd, int transient)
+void srpt_os_cmd_abort(struct srpt_os_cmd *cmd, enum srpt_write_failure why)
 {
-	transport_generic_request_failure(&cmd->se_cmd, transient ?
+	transport_generic_request_failure(&cmd->se_cmd,
+					  why == SRPT_WRITE_TASK_SET_FULL ?
 					  TCM_OUT_OF_RESOURCES :
 					  TCM_CHECK_CONDITION_ABORT_CMD);
 }

@@ -10,6 +10,7 @@
 #include <linux/init.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
+#include <linux/stringify.h>
 #include <linux/workqueue.h>
 
 #include <srpt/abi.h>
@@ -40,12 +41,15 @@ static const struct kernel_param_ops srpt_param_ops = {
 module_param_cb(srp_max_req_size, &srpt_param_ops,
 		(void *)SRPT_PARAM_MAX_REQ_SIZE, 0444);
 MODULE_PARM_DESC(srp_max_req_size,
-		 "Maximum size of SRP request messages in bytes (996..65536, default 8276).");
+		 "Maximum size of SRP request messages in bytes ("
+		 __stringify(SRPT_MAX_REQ_SIZE_MIN) ".." __stringify(SRPT_MAX_REQ_SIZE_MAX)
+		 ", default " __stringify(SRPT_MAX_REQ_SIZE_DEFAULT) ").");
 
 module_param_cb(srpt_srq_size, &srpt_param_ops,
 		(void *)SRPT_PARAM_SRQ_SIZE, 0444);
 MODULE_PARM_DESC(srpt_srq_size,
-		 "Shared receive queue (SRQ) size (4..65535, default 4095).");
+		 "Shared receive queue (SRQ) size (" __stringify(SRPT_SRQ_SIZE_MIN) ".."
+		 __stringify(SRPT_SRQ_SIZE_MAX) ", default " __stringify(SRPT_SRQ_SIZE_DEFAULT) ").");
 
 module_param_cb(srpt_service_guid, &srpt_param_ops,
 		(void *)SRPT_PARAM_SERVICE_GUID, 0444);
@@ -55,7 +59,8 @@ MODULE_PARM_DESC(srpt_service_guid,
 module_param_cb(rdma_cm_port, &srpt_param_ops,
 		(void *)SRPT_PARAM_RDMA_CM_PORT, 0444);
 MODULE_PARM_DESC(rdma_cm_port,
-		 "RDMA/CM port to listen on for logins from load time, as discovery_auth/rdma_cm_port sets it later (0..65535, default 0: none).");
+		 "RDMA/CM port to listen on for logins from load time, as discovery_auth/rdma_cm_port sets it later (0.."
+		 __stringify(SRPT_RDMA_CM_PORT_MAX) ", default 0: none).");
 
 /*
  * LIO first: adding a device may touch target core state. The IB client

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * RDMA/CM: how logins arrive over RoCE and iWARP. One listener on the
+ * RDMA/CM: how logins arrive over RoCE and iWARP. The listeners on the
  * port the core chose (discovery_auth/rdma_cm_port), the connection
  * events (srpt_rdma_cm_handler), and the RDMA/CM side of a channel
  * (srpt_rdma_cm_ops): the CM moves its QP through the states itself.
@@ -15,9 +15,9 @@
 #include "shim.h"
 
 /*
- * The listeners, IPv4 and IPv6. The core serialises
- * srpt_os_rdma_cm_listen() calls; module exit cannot run while a
- * configfs store is under way (the store holds a module reference).
+ * The listeners, IPv4 and IPv6 (by enum srpt_inet_family). The core
+ * serialises srpt_os_rdma_cm_listen() calls; module exit cannot run while
+ * a configfs store is under way (the store holds a module reference).
  */
 static struct rdma_cm_id *srpt_rdma_cm_ids[2];
 
@@ -88,7 +88,7 @@ static struct rdma_cm_id *srpt_create_rdma_id(struct sockaddr *addr)
 	return id;
 }
 
-int srpt_os_rdma_cm_listen(u16 port)
+int srpt_os_rdma_cm_listen(enum srpt_inet_family af, u16 port)
 {
 	struct sockaddr_in6 addr6 = {
 		.sin6_family = AF_INET6,
@@ -98,37 +98,30 @@ int srpt_os_rdma_cm_listen(u16 port)
 		.sin_family = AF_INET,
 		.sin_port = cpu_to_be16(port),
 	};
-	struct rdma_cm_id *ids[2] = {}, *old;
-	int i;
+	struct rdma_cm_id **slot = &srpt_rdma_cm_ids[af == SRPT_INET6];
+	struct rdma_cm_id *id = NULL;
 
 	if (port) {
-		ids[0] = srpt_create_rdma_id((struct sockaddr *)&addr4);
-		if (IS_ERR(ids[0]))
-			return PTR_ERR(ids[0]);
-		ids[1] = srpt_create_rdma_id((struct sockaddr *)&addr6);
-		/*
-		 * IPv4 logins alone where IPv6 cannot listen: a kernel without
-		 * IPv6 (ipv6.disable=1), or 5.10's soft-iWARP, whose IPv6
-		 * listener ignores afonly and collides with the IPv4 one.
-		 */
-		if (IS_ERR(ids[1])) {
-			pr_info("RDMA/CM: port %u takes IPv4 logins only: listening for IPv6 failed (%pe)\n",
-				port, ids[1]);
-			ids[1] = NULL;
-		}
+		id = srpt_create_rdma_id(af == SRPT_INET6 ? (struct sockaddr *)&addr6 :
+					 (struct sockaddr *)&addr4);
+		if (IS_ERR(id))
+			return PTR_ERR(id);
 	}
-	for (i = 0; i < ARRAY_SIZE(ids); i++) {
-		old = srpt_rdma_cm_ids[i];
-		srpt_rdma_cm_ids[i] = ids[i];
-		if (old)
-			rdma_destroy_id(old);
-	}
+	swap(*slot, id);
+	if (id)
+		rdma_destroy_id(id);
 	return 0;
 }
 
 void srpt_rdma_cm_stop(void)
 {
-	WARN_ON_ONCE(srpt_os_rdma_cm_listen(0));
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(srpt_rdma_cm_ids); i++) {
+		if (srpt_rdma_cm_ids[i])
+			rdma_destroy_id(srpt_rdma_cm_ids[i]);
+		srpt_rdma_cm_ids[i] = NULL;
+	}
 }
 
 static struct ib_qp *srpt_rdma_cm_create_qp(struct srpt_os_channel *ch,
@@ -155,8 +148,8 @@ static int srpt_rdma_cm_accept(struct srpt_os_channel *ch, const void *rsp,
 	struct rdma_conn_param param = {
 		.private_data = rsp,
 		.private_data_len = len,
-		.rnr_retry_count = 7,
-		.flow_control = 1,
+		.rnr_retry_count = ch->rnr_retry_count,
+		.flow_control = ch->flow_control,
 		.responder_resources = ch->responder_resources,
 		.initiator_depth = ch->initiator_depth,
 	};
@@ -181,7 +174,9 @@ static void srpt_rdma_cm_notify_established(struct srpt_os_channel *ch)
 	rdma_notify(ch->id.rdma, IB_EVENT_COMM_EST);
 }
 
-static int srpt_rdma_cm_disconnect(struct srpt_os_channel *ch)
+/* A DREQ and its answer are one call here. */
+static int srpt_rdma_cm_disconnect(struct srpt_os_channel *ch,
+				   enum srpt_disconnect how)
 {
 	return rdma_disconnect(ch->id.rdma);
 }

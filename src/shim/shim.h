@@ -113,7 +113,7 @@ struct srpt_cm_ops {
 	/* The connection is established: make the QP ready to send. */
 	int (*ready)(struct srpt_os_channel *ch);
 	void (*notify_established)(struct srpt_os_channel *ch);
-	int (*disconnect)(struct srpt_os_channel *ch);
+	int (*disconnect)(struct srpt_os_channel *ch, enum srpt_disconnect how);
 	void (*destroy_id)(struct srpt_os_channel *ch);
 };
 
@@ -130,8 +130,11 @@ struct srpt_os_channel {
 	} id;
 	u32 port_num;
 	u16 pkey;
+	u16 pkey_index;			/* IB/CM */
 	u8 initiator_depth;		/* RDMA READs in flight to the initiator */
 	u8 responder_resources;		/* ... from it */
+	u8 rnr_retry_count;		/* for the CM REP */
+	u8 flow_control;
 	bool use_srq;
 	bool rw_forced_mr;		/* force_mr: rdma_rw registers for all */
 	bool fresh_pages;		/* iWARP: no page reused (srpt_buf_add_slow()) */

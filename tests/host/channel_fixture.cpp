@@ -62,6 +62,7 @@ int ChannelTest::login(srpt_os_channel &ch, const iu::Bytes &p, srpt_cm_kind cm,
 	info.initiator_depth = peer_initiator_depth_;
 	info.responder_resources = peer_responder_resources_;
 	info.pkey = pkey;
+	info.pkey_index = pkey_index_;
 	info.private_data = p.data();
 	info.private_data_len = p.size();
 	if (cm == SRPT_CM_IB) {

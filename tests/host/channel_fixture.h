@@ -54,6 +54,7 @@ protected:
 	static const char *default_peer(srpt_cm_kind cm) { return cm == SRPT_CM_IB ? kIbPeer : kPeer; }
 	/* What login() says the initiator's request allows (ib_srp's 4 each way). */
 	std::uint8_t peer_initiator_depth_ = 4;
+	int pkey_index_ = 0;		/* what the IB/CM shim found for the P_Key */
 	std::uint8_t peer_responder_resources_ = 4;
 	/* srpt_core_login() through the fake's CM handler. */
 	int login(srpt_os_channel &ch, const iu::Bytes &priv, srpt_cm_kind cm = SRPT_CM_RDMA,

@@ -239,13 +239,14 @@ extern "C" void srpt_os_channel_notify_established(struct srpt_os_channel *os)
 	os->notify_established_calls++;
 }
 
-extern "C" int srpt_os_channel_disconnect(struct srpt_os_channel *os)
+extern "C" int srpt_os_channel_disconnect(struct srpt_os_channel *os, enum srpt_disconnect how)
 {
 	std::lock_guard<std::mutex> g(g_mu);
 	if (!check_channel_locked(os, "srpt_os_channel_disconnect"))
 		return -EINVAL;
-	trace_locked("channel_disconnect");
+	trace_locked(how == SRPT_DISCONNECT_DREP ? "channel_disconnect DREP" : "channel_disconnect");
 	os->disconnect_calls++;
+	os->disconnects.push_back(how);
 	contract_check_locked(os, SRPT_CONTRACT_DISCONNECT, "srpt_os_channel_disconnect");
 	return count_call_locked("srpt_os_channel_disconnect");
 }
@@ -718,11 +719,14 @@ extern "C" void srpt_os_cmd_submit(struct srpt_os_cmd *c, const srpt_u8 *cdb)
 		hook(c);
 }
 
-extern "C" void srpt_os_cmd_abort(struct srpt_os_cmd *c, int transient)
+extern "C" void srpt_os_cmd_abort(struct srpt_os_cmd *c, enum srpt_write_failure why)
 {
 	std::lock_guard<std::mutex> g(g_mu);
 	if (!check_cmd_locked(c, "srpt_os_cmd_abort"))
 		return;
+	if (why != SRPT_WRITE_TASK_SET_FULL && why != SRPT_WRITE_ABORTED_COMMAND)
+		violation_locked(strf("srpt_os_cmd_abort with answer %d", why));
+	const bool transient = why == SRPT_WRITE_TASK_SET_FULL;
 	trace_locked(transient ? "cmd_abort transient" : "cmd_abort");
 	count_call_locked("srpt_os_cmd_abort");
 	if (c->rdma_pending)

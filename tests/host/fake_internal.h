@@ -71,8 +71,10 @@ struct State {
 	std::set<const srpt_os_recv *> recvs;
 	std::set<const srpt_os_cmd *> cmds;
 	/* rdma_cm */
-	std::vector<std::uint16_t> listen_calls;
+	std::vector<std::uint16_t> listen_calls;	/* IPv4 */
+	std::vector<std::uint16_t> listen6_calls;
 	int listening = 0;
+	int listening6 = 0;
 	/* time */
 	std::uint64_t clock_ns = 1000000000ull;
 	/* hooks */

@@ -856,16 +856,23 @@ extern "C" void srpt_os_device_events_stop(struct srpt_os_device *os)
  * ======================================================================
  */
 
-extern "C" int srpt_os_rdma_cm_listen(srpt_u16 port)
+extern "C" int srpt_os_rdma_cm_listen(enum srpt_inet_family af, srpt_u16 port)
 {
 	might_sleep("srpt_os_rdma_cm_listen");
 	std::lock_guard<std::mutex> g(g_mu);
 	State &s = S();
-	s.listen_calls.push_back(port);
-	trace_locked(strf("listen %u", port));
-	if (s.config.listen_error)
-		return s.config.listen_error;	/* the previous listener stays */
-	s.listening = port;
+	if (af != SRPT_INET4 && af != SRPT_INET6) {
+		violation_locked(strf("srpt_os_rdma_cm_listen of family %d", af));
+		return -EINVAL;
+	}
+	const bool v6 = af == SRPT_INET6;
+	(v6 ? s.listen6_calls : s.listen_calls).push_back(port);
+	trace_locked(strf("listen IPv%d %u", v6 ? 6 : 4, port));
+	const int err = v6 ? s.config.listen6_error : s.config.listen_error;
+	/* Closing never fails; the previous listener stays on a failure. */
+	if (port && err)
+		return err;
+	(v6 ? s.listening6 : s.listening) = port;
 	return 0;
 }
 
@@ -1005,6 +1012,7 @@ void reset()
 	s.violations.clear();
 	s.trace.clear();
 	s.listen_calls.clear();
+	s.listen6_calls.clear();
 	s.calls.clear();
 	s.unlock_hook = nullptr;
 }
@@ -1366,6 +1374,20 @@ std::optional<std::size_t> deliver_mad(Device &d, unsigned port, const void *req
 	}
 	/* ib_mad calls receive handlers in process context. */
 	return srpt_core_mad_recv(ctx, req, req_len, rsp, rsp_len);
+}
+
+std::vector<std::uint16_t> listen6_calls()
+{
+	std::lock_guard<std::mutex> g(g_mu);
+
+	return S().listen6_calls;
+}
+
+int listening6_port()
+{
+	std::lock_guard<std::mutex> g(g_mu);
+
+	return S().listening6;
 }
 
 std::vector<std::uint16_t> listen_calls()

@@ -146,6 +146,7 @@ struct srpt_os_channel {
 	int ready_calls = 0;
 	int notify_established_calls = 0;
 	int disconnect_calls = 0;
+	std::vector<srpt_disconnect> disconnects;	/* what each call sent */
 	int qp_error_calls = 0;
 	int zero_write_calls = 0;
 	std::vector<srpt_os_recv *> posted;	/* receive queue, oldest first */
@@ -290,7 +291,8 @@ using Device = srpt_os_device;
 struct Config {
 	bool capture_log = true;	/* keep log lines for assertions */
 	bool echo_log = false;		/* also print them (SRPT_FAKE_ECHO=1 sets this) */
-	int listen_error = 0;		/* srpt_os_rdma_cm_listen() fails with this */
+	int listen_error = 0;		/* srpt_os_rdma_cm_listen(IPv4) fails with this */
+	int listen6_error = 0;		/* ... (IPv6) */
 	/* What a completion the test fails (ok false) says; a drain always flushes. */
 	srpt_wc_status fail_status = SRPT_WC_WR_FLUSH_ERR;
 	/* The interfaces of init_net, for the scope of srpt_os_inet_pton(). */
@@ -530,7 +532,9 @@ std::size_t live_cmds();	/* send contexts allocated and not freed */
 
 /* ---- RDMA/CM ---- */
 
-std::vector<std::uint16_t> listen_calls();	/* every srpt_os_rdma_cm_listen() argument */
-int listening_port();				/* the listener that is up, 0 for none */
+std::vector<std::uint16_t> listen_calls();	/* every srpt_os_rdma_cm_listen(IPv4) port */
+std::vector<std::uint16_t> listen6_calls();	/* ... (IPv6) */
+int listening_port();				/* the IPv4 listener that is up, 0 for none */
+int listening6_port();				/* ... IPv6 */
 
 } // namespace fake

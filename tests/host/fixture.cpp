@@ -43,6 +43,7 @@ void CoreTest::TearDown()
 
 	/* The RDMA/CM port is module-global state: put it back to "off". */
 	fake::config().listen_error = 0;
+	fake::config().listen6_error = 0;
 	char buf[32];
 	if (srpt_core_rdma_cm_port_show(buf, sizeof(buf)) > 0 && std::string(buf) != "0\n") {
 		EXPECT_EQ(2, srpt_core_rdma_cm_port_store("0\n", 2));

@@ -86,6 +86,8 @@ TEST_F(Login, RdmaCmLoginResponseQpAndBuffers)
 	EXPECT_EQ(4, ch.qp.responder_resources);
 	EXPECT_EQ(16u, ch.qp.max_send_sge) << "not the device's 30: every WQE is sized for them";
 	EXPECT_EQ(0, ch.qp.use_srq);
+	EXPECT_EQ(7, ch.qp.rnr_retry_count) << "an initiator out of buffers is waited for";
+	EXPECT_EQ(1, ch.qp.flow_control);
 	ASSERT_EQ(128u, ch.posted.size());
 	for (const srpt_os_recv *r : ch.posted) {
 		EXPECT_EQ(8276u, r->size);
@@ -123,8 +125,10 @@ TEST_F(Login, IbCmLoginOnAGidNamedTargetPort)
 	srpt_os_channel &ch = new_channel();
 	iu::LoginReq req = login_req();
 	req.it_iu_len = 200;
+	pkey_index_ = 3;
 	ASSERT_EQ(0, login(ch, priv(req, SRPT_CM_IB), SRPT_CM_IB, kIbPeer, 1, 0x8001));
 	ASSERT_TRUE(ch.accepted());
+	EXPECT_EQ(3, ch.qp.pkey_index) << "the QP on the login's P_Key";
 	EXPECT_EQ(200u, iu::get_be32(ch.accept_rsp, 20)) << "max_ti_iu_len: the initiator's 200";
 	EXPECT_EQ(8276u, iu::get_be32(ch.accept_rsp, 16));
 	EXPECT_EQ(kIPortName, ch.session_initiator) << "a GID-named target port: 0x + the port id";
@@ -132,6 +136,23 @@ TEST_F(Login, IbCmLoginOnAGidNamedTargetPort)
 				     "id 0x0123456789abcdeffedcba9876543210, it_iu_len 200, pkey 0x8001)"))
 		<< fake::log_text();
 	EXPECT_EQ(1, fake::log_count("0002:c903:00ff:0001 logged in to " + fake::gid_name(*dev_, 1)))
+		<< fake::log_text();
+}
+
+/*
+ * A P_Key the port's table lacks (the SM changed it meanwhile): the login
+ * goes on with index 0, the default partition, and says so.
+ */
+TEST_F(Login, IbCmPkeyNotFoundUsesIndexZero)
+{
+	setup_target();
+	srpt_os_channel &ch = new_channel();
+	pkey_index_ = -ENOENT;
+	ASSERT_EQ(0, login(ch, priv(login_req(), SRPT_CM_IB), SRPT_CM_IB, kIbPeer, 1, 0x8001));
+	ASSERT_TRUE(ch.accepted());
+	EXPECT_EQ(0, ch.qp.pkey_index);
+	EXPECT_EQ(1, fake::log_count("mlx5_0 port 1: P_Key 0x8001 not found (-2), using index 0",
+				     SRPT_LOG_ERR))
 		<< fake::log_text();
 }
 
@@ -981,7 +1002,7 @@ TEST_F(ChannelStates, ReleaseOrderAndNothingLeft)
 	EXPECT_EQ(0u, fake::pending_work());
 	fake::run_work();
 	EXPECT_TRUE(ch.freed());
-	EXPECT_EQ((std::vector<std::string>{"channel_disconnect", "channel_qp_error",
+	EXPECT_EQ((std::vector<std::string>{"channel_disconnect DREP", "channel_qp_error",
 					    "channel_post_zero_write", "channel_close_session",
 					    "channel_destroy_cm", "channel_destroy_qp", "channel_free"}),
 		  trace_of({"channel_"}));
@@ -1026,6 +1047,9 @@ TEST_F(ChannelStates, CmEventsThatClose)
 			srpt_os_channel &ch = live ? live_channel(req, c.cm) : login_ok(req, c.cm);
 			srpt_core_cm_event(ch.core, c.ev);
 			EXPECT_EQ(c.disconnects, ch.disconnect_calls);
+			/* The initiator's DREQ (or RDMA/CM disconnect) is answered, not sent anew. */
+			if (c.disconnects)
+				EXPECT_EQ(SRPT_DISCONNECT_DREP, ch.disconnects.back());
 			EXPECT_EQ(1, ch.qp_error_calls);
 			EXPECT_EQ(ChState::kDraining, state(ch));
 			EXPECT_EQ(c.failed ? 1 : 0,
@@ -1272,6 +1296,30 @@ TEST_F(ChannelStates, ASharedReceiveBufferThatFailsGoesBackToTheSrq)
 	EXPECT_EQ(64u, fake::srq_posted(*dev_));
 }
 
+/*
+ * IB/CM: our DREQ cannot go when the initiator's DREQ came first (its
+ * event not handled yet): the core answers it with a DREP, so that the
+ * initiator does not wait for one. RDMA/CM's one call does both.
+ */
+TEST_F(ChannelStates, FailedDreqIsAnsweredWithDrep)
+{
+	setup_target();
+	for (srpt_cm_kind cm : {SRPT_CM_IB, SRPT_CM_RDMA}) {
+		SCOPED_TRACE(cm == SRPT_CM_IB ? "IB/CM" : "RDMA/CM");
+		iu::LoginReq req = login_req();
+		req.i_port_id = iu::port_id(7, cm);
+		srpt_os_channel &ch = live_channel(req, cm);
+		fake::fail_call("srpt_os_channel_disconnect", 1, -EINVAL);
+		srpt_core_close_session(ch.core);
+		EXPECT_TRUE(ch.freed());
+		if (cm == SRPT_CM_IB)
+			EXPECT_EQ((std::vector<srpt_disconnect>{SRPT_DISCONNECT_DREQ, SRPT_DISCONNECT_DREP}),
+				  ch.disconnects);
+		else
+			EXPECT_EQ((std::vector<srpt_disconnect>{SRPT_DISCONNECT_DREQ}), ch.disconnects);
+	}
+}
+
 TEST_F(ChannelStates, CloseSessionWaitsUntilReleased)
 {
 	setup_target();
@@ -1279,6 +1327,7 @@ TEST_F(ChannelStates, CloseSessionWaitsUntilReleased)
 	srpt_core_close_session(ch.core);
 	EXPECT_TRUE(ch.freed()) << "returned before the release";
 	EXPECT_EQ(1, ch.disconnect_calls);
+	EXPECT_EQ((std::vector<srpt_disconnect>{SRPT_DISCONNECT_DREQ}), ch.disconnects);
 	EXPECT_EQ(0, srpt::live_count(srpt::Live::kChannel));
 	EXPECT_EQ(1, fake::log_count("mlx5_0 port 1: logging out 192.168.122.7: its ACL or session was removed"))
 		<< fake::log_text();

@@ -569,6 +569,49 @@ TEST_F(Configfs, RdmaCmPort)
 	EXPECT_EQ(1, fake::log_count("RDMA/CM: no longer listening for logins", SRPT_LOG_INFO));
 }
 
+/* One listener per family on the same port; each closed with port 0. */
+TEST_F(Configfs, RdmaCmListensForIpv4AndIpv6)
+{
+	EXPECT_EQ(5, cm_store("5000\n"));
+	EXPECT_EQ(5000, fake::listening_port());
+	EXPECT_EQ(5000, fake::listening6_port());
+	EXPECT_EQ(1, cm_store("0"));
+	EXPECT_EQ(0, fake::listening_port());
+	EXPECT_EQ(0, fake::listening6_port());
+	EXPECT_EQ((std::vector<std::uint16_t>{5000, 0}), fake::listen6_calls());
+}
+
+/*
+ * IPv6 that cannot listen (ipv6.disable=1, 5.10's soft-iWARP) leaves IPv4
+ * logins: the port is taken, said once, and the old port's IPv6 listener
+ * does not stay beside the new IPv4 one.
+ */
+TEST_F(Configfs, RdmaCmIpv6FailureListensForIpv4Only)
+{
+	ASSERT_EQ(4, cm_store("1234"));
+	ASSERT_EQ(1234, fake::listening6_port());
+	fake::config().listen6_error = -EADDRINUSE;
+	EXPECT_EQ(4, cm_store("4321"));
+	EXPECT_EQ("4321\n", cm_port());
+	EXPECT_EQ(4321, fake::listening_port());
+	EXPECT_EQ(0, fake::listening6_port());
+	EXPECT_EQ(1, fake::log_count("RDMA/CM: port 4321 takes IPv4 logins only: listening for IPv6 "
+				     "failed (-98)",
+				     SRPT_LOG_INFO));
+	EXPECT_EQ(1, fake::log_count("RDMA/CM: listening for logins on port 4321", SRPT_LOG_INFO));
+}
+
+/* Without IPv4 the port is not taken: both families keep what they had. */
+TEST_F(Configfs, RdmaCmIpv4FailureKeepsBothListeners)
+{
+	ASSERT_EQ(4, cm_store("1234"));
+	fake::config().listen_error = -EADDRINUSE;
+	EXPECT_EQ(-EADDRINUSE, cm_store("4321"));
+	EXPECT_EQ(1234, fake::listening_port());
+	EXPECT_EQ(1234, fake::listening6_port());
+	EXPECT_EQ((std::vector<std::uint16_t>{1234}), fake::listen6_calls());
+}
+
 TEST_F(Configfs, RdmaCmPortRejectsBadValues)
 {
 	ASSERT_EQ(4, cm_store("1234"));
