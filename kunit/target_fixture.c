@@ -5,6 +5,7 @@
  */
 #include <kunit/test.h>
 #include <linux/err.h>
+#include <linux/inet.h>
 #include <linux/kernel.h>
 #include <linux/kthread.h>
 #include <linux/sched/clock.h>
@@ -160,7 +161,8 @@ int tf_login(struct kunit *test, struct srpt_os_channel *ch, const struct tf_log
 
 		tf_fill_login_req(r, l);
 		info.private_data_len = sizeof(*r);
-		info.peer_addr = TF_RDMA_PEER;
+		info.peer_family = SRPT_INET4;
+		WARN_ON(!in4_pton(TF_RDMA_PEER, -1, info.peer_addr, -1, NULL));
 	}
 	ch->cm = l->cm;
 	ret = srpt_core_login(f->dev, 1, ch, &info, &core);

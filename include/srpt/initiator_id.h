@@ -12,6 +12,8 @@
 #pragma once
 
 #include <ktl/span.h>
+#include <ktl/string.h>
+#include <srpt/abi.h>
 
 namespace srpt {
 
@@ -19,5 +21,17 @@ enum class InitiatorIdKind { kGuid, kHex, kAddress };
 
 /* The form of @name; -kEINVAL for a name in none of them. */
 [[nodiscard]] int parse_initiator_id(ktl::Span<const char> name, InitiatorIdKind *out);
+
+/* The longest address text: IPv6 with an IPv4 tail, and the NUL. */
+using AddressName = ktl::StrBuf<48>;
+
+/*
+ * An RDMA/CM initiator's name: its address @addr (network order; IPv4 in
+ * the first 4 bytes) as an administrator writes it in an ACL name and as
+ * the kernel prints it (%pISc): IPv4 dotted, IPv6 compressed (RFC 5952:
+ * lower case, the longest run of two or more zero groups as "::"), an
+ * IPv4-mapped or ISATAP address with its IPv4 tail dotted.
+ */
+void format_address(srpt_inet_family af, const ktl::u8 addr[16], AddressName *out);
 
 } // namespace srpt

@@ -9,6 +9,7 @@
 #include <srpt/channel.h>
 #include <srpt/device.h>
 #include <srpt/handles.h>
+#include <srpt/initiator_id.h>
 #include <srpt/live.h>
 #include <srpt/params.h>
 #include <srpt/rdma_port.h>
@@ -52,7 +53,11 @@ static void format_peer(const srpt_login_info &info, PeerName *out)
 		format_guid_name(info.peer_gid, &guid);
 		out->put(guid.c_str());
 	} else {
-		out->put(info.peer_addr ? info.peer_addr : "?");
+		AddressName addr;
+
+		format_address(static_cast<srpt_inet_family>(info.peer_family), info.peer_addr,
+			       &addr);
+		out->put(addr.c_str());
 	}
 }
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* The forms of node ACL names. */
+/* The forms of node ACL names, and the address an RDMA/CM login is named by. */
 #include <ktl/errno.h>
 #include <ktl/string.h>
 #include <srpt/abi.h>
@@ -68,6 +68,76 @@ int parse_initiator_id(Span<const char> name, InitiatorIdKind *out)
 		return -ktl::kEINVAL;
 	*out = kind;
 	return 0;
+}
+
+namespace {
+
+void put_ipv4(const u8 *a, AddressName *out)
+{
+	for (int i = 0; i < 4; i++) {
+		if (i)
+			out->put('.');
+		out->dec(a[i]);
+	}
+}
+
+/* The group's digits without leading zeros ("0" for zero). */
+void put_group(ktl::u16 g, AddressName *out)
+{
+	unsigned int digits = 1;
+
+	while (digits < 4 && g >> (4 * digits))
+		digits++;
+	out->hex(g, digits);
+}
+
+} // namespace
+
+void format_address(srpt_inet_family af, const u8 addr[16], AddressName *out)
+{
+	out->clear();
+	if (af == SRPT_INET4) {
+		put_ipv4(addr, out);
+		return;
+	}
+	ktl::u16 g[8];
+	for (int i = 0; i < 8; i++)
+		g[i] = static_cast<ktl::u16>(addr[2 * i] << 8 | addr[2 * i + 1]);
+	/* ::ffff:a.b.c.d, and ISATAP's ...:0:5efe:a.b.c.d (or 200:5efe). */
+	const bool mapped = !g[0] && !g[1] && !g[2] && !g[3] && !g[4] && g[5] == 0xffff;
+	const bool isatap = (g[4] | 0x0200) == 0x0200 && g[5] == 0x5efe;
+	const int groups = mapped || isatap ? 6 : 8;
+	/* The first longest run of zero groups, if longer than one. */
+	int run_at = -1;
+	int run_len = 1;
+	for (int i = 0; i < groups; i++) {
+		int n = 0;
+
+		while (i + n < groups && !g[i + n])
+			n++;
+		if (n > run_len) {
+			run_len = n;
+			run_at = i;
+		}
+	}
+	bool colon = false;	/* a group was written: the next needs a ':' */
+	for (int i = 0; i < groups; i++) {
+		if (i == run_at) {
+			out->put("::");
+			colon = false;
+			i += run_len - 1;
+			continue;
+		}
+		if (colon)
+			out->put(':');
+		put_group(g[i], out);
+		colon = true;
+	}
+	if (groups == 6) {
+		if (colon)
+			out->put(':');
+		put_ipv4(addr + 12, out);
+	}
 }
 
 } // namespace srpt

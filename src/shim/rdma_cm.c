@@ -34,14 +34,16 @@ static int srpt_rdma_cm_req_recv(struct rdma_cm_id *cm_id,
 		.initiator_depth = event->param.conn.initiator_depth,
 		.responder_resources = event->param.conn.responder_resources,
 	};
-	char peer[64];
+	const struct sockaddr *peer = (struct sockaddr *)&cm_id->route.addr.dst_addr;
 
-	/*
-	 * The initiator's address (the in-tree target used its own); IPv6
-	 * compressed (RFC 5952), as an administrator writes it in an ACL name.
-	 */
-	snprintf(peer, sizeof(peer), "%pISc", &cm_id->route.addr.dst_addr);
-	info.peer_addr = peer;
+	/* The initiator's address (the in-tree target used its own). */
+	if (peer->sa_family == AF_INET6) {
+		info.peer_family = SRPT_INET6;
+		memcpy(info.peer_addr, &((struct sockaddr_in6 *)peer)->sin6_addr, 16);
+	} else {
+		info.peer_family = SRPT_INET4;
+		memcpy(info.peer_addr, &((struct sockaddr_in *)peer)->sin_addr, 4);
+	}
 	return srpt_channel_login(cm_id->device, cm_id->port_num, &info,
 				  &srpt_rdma_cm_ops, cm_id, &cm_id->context);
 }

@@ -525,7 +525,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size
 	if (ib)
 		info.peer_gid[15] = 1;
 	else
-		info.peer_addr = "10.0.0.1";
+		info.peer_family = SRPT_INET4, info.peer_addr[0] = 10, info.peer_addr[3] = 1;
 	r.max_req = kMaxReq;
 	r.sync_lio = opt & 0x40;
 	fake::config().on_submit = [](srpt_os_cmd *c) {

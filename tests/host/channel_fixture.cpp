@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* The channel test fixture; see channel_fixture.h. */
+#include <arpa/inet.h>
 #include <cstdio>
 #include "channel_fixture.h"
 
@@ -77,8 +78,12 @@ int ChannelTest::login(srpt_os_channel &ch, const iu::Bytes &p, srpt_cm_kind cm,
 			info.peer_gid[8 + 2 * i] = static_cast<srpt_u8>(g[i] >> 8);
 			info.peer_gid[9 + 2 * i] = static_cast<srpt_u8>(g[i]);
 		}
+	} else if (inet_pton(AF_INET, peer, info.peer_addr) == 1) {
+		info.peer_family = SRPT_INET4;
 	} else {
-		info.peer_addr = peer;
+		/* The shim hands over the address; the core writes its name. */
+		EXPECT_EQ(1, inet_pton(AF_INET6, peer, info.peer_addr)) << "an RDMA/CM peer is an address: " << peer;
+		info.peer_family = SRPT_INET6;
 	}
 	return fake::login(*dev_, port, ch, info);
 }

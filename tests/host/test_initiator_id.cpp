@@ -4,7 +4,10 @@
 
 #include <srpt/initiator_id.h>
 
+#include <arpa/inet.h>
+
 #include <cerrno>
+#include <cstring>
 #include <iterator>
 #include <string>
 
@@ -196,4 +199,84 @@ TEST_F(InitiatorId, NaclLongNameIsRejectedAndLoggedTruncated)
 	/* The name in the message is cut at 64 characters. */
 	EXPECT_NE(std::string::npos, logs[0].text.find("'" + std::string(64, 'a') + "'"));
 	EXPECT_EQ(std::string::npos, logs[0].text.find(std::string(65, 'a')));
+}
+
+/* ---- format_address: the name an RDMA/CM login offers ---- */
+
+namespace {
+
+std::string format(int af, const char *text)
+{
+	unsigned char a[16] = {};
+
+	EXPECT_EQ(1, inet_pton(af == SRPT_INET4 ? AF_INET : AF_INET6, text, a)) << text;
+	srpt::AddressName out;
+	srpt::format_address(static_cast<srpt_inet_family>(af), a, &out);
+	EXPECT_FALSE(out.truncated()) << text;
+	return out.c_str();
+}
+
+} // namespace
+
+/* What the kernel's %pISc prints, which the module used to print. */
+TEST(FormatAddress, AsTheKernelPrintsIt)
+{
+	const struct {
+		int af;
+		const char *in;
+		const char *want;
+	} cases[] = {
+		{SRPT_INET4, "192.0.2.7", "192.0.2.7"},
+		{SRPT_INET4, "0.0.0.0", "0.0.0.0"},
+		{SRPT_INET4, "255.255.255.255", "255.255.255.255"},
+		{SRPT_INET6, "::", "::"},
+		{SRPT_INET6, "::1", "::1"},
+		{SRPT_INET6, "1::", "1::"},
+		{SRPT_INET6, "FE80::5054:FF:FE4A:0B7B", "fe80::5054:ff:fe4a:b7b"},
+		{SRPT_INET6, "2001:db8:0:1:1:1:1:1", "2001:db8:0:1:1:1:1:1"},	/* one zero: kept */
+		{SRPT_INET6, "2001:db8:0:0:1:0:0:1", "2001:db8::1:0:0:1"},	/* the first of equals */
+		{SRPT_INET6, "1:0:0:2:0:0:0:3", "1:0:0:2::3"},		/* the longest */
+		{SRPT_INET6, "fd00:201:1::2", "fd00:201:1::2"},
+		{SRPT_INET6, "1:2:3:4:5:6:7:8", "1:2:3:4:5:6:7:8"},
+		{SRPT_INET6, "abcd:ef01:2345:6789:abcd:ef01:2345:6789",
+		 "abcd:ef01:2345:6789:abcd:ef01:2345:6789"},
+		{SRPT_INET6, "::ffff:192.0.2.1", "::ffff:192.0.2.1"},		/* IPv4-mapped */
+		{SRPT_INET6, "fe80::5efe:c000:201", "fe80::5efe:192.0.2.1"},	/* ISATAP */
+		{SRPT_INET6, "fe80::200:5efe:c000:201", "fe80::200:5efe:192.0.2.1"},
+		{SRPT_INET6, "::5efe:c000:201", "::5efe:192.0.2.1"},
+		{SRPT_INET6, "::0.0.0.1", "::1"},				/* not mapped */
+	};
+	for (const auto &c : cases)
+		EXPECT_EQ(c.want, format(c.af, c.in)) << c.in;
+}
+
+/*
+ * Every other address as RFC 5952 (glibc's inet_ntop) writes it, and back
+ * to the same bytes: zero runs of every length at every place.
+ */
+TEST(FormatAddress, Rfc5952RoundTrip)
+{
+	unsigned int seed = 1;
+	for (int n = 0; n < 20000; n++) {
+		unsigned char a[16];
+		for (int i = 0; i < 8; i++) {
+			seed = seed * 1103515245u + 12345u;
+			/* Mostly zero groups, else small or full ones. */
+			const unsigned int r = seed >> 16;
+			const unsigned int g = r % 3 ? 0 : (r & 8 ? (r >> 4) & 0xf : r);
+			a[2 * i] = static_cast<unsigned char>(g >> 8);
+			a[2 * i + 1] = static_cast<unsigned char>(g);
+		}
+		char want[INET6_ADDRSTRLEN];
+		ASSERT_NE(nullptr, inet_ntop(AF_INET6, a, want, sizeof(want)));
+		srpt::AddressName out;
+		srpt::format_address(SRPT_INET6, a, &out);
+		const bool mapped = std::string(out.c_str()).find('.') != std::string::npos;
+		unsigned char back[16];
+		ASSERT_EQ(1, inet_pton(AF_INET6, out.c_str(), back)) << out.c_str();
+		EXPECT_EQ(0, std::memcmp(a, back, 16)) << out.c_str();
+		/* glibc writes ::a.b.c.d (IPv4-compatible) and no ISATAP tail. */
+		if (!mapped && std::string(want).find('.') == std::string::npos)
+			EXPECT_STREQ(want, out.c_str());
+	}
 }
