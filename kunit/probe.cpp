@@ -9,7 +9,7 @@
 #include <ktl/refptr.h>
 #include <srpt/channel.h>
 #include <srpt/handles.h>
-#include <srpt/ioctx.h>
+#include <srpt/cmd.h>
 #include <srpt/live.h>
 #include <srpt/rdma_port.h>
 #include <srpt/target.h>

@@ -3,7 +3,7 @@
  * The data path of a channel: its send contexts and receive buffers, the
  * IUs that wait for LIVE or for a free context, SRP credits, the send
  * queue and the counters. A Channel owns one and runs its life (login,
- * states, release); commands (Cmd) and datapath.cpp use it.
+ * states, release); receive.cpp and its commands (Cmd) use it.
  *
  * Locking: none on the data path. The channel's completions run one at
  * a time (one CQ, polled by one work item), and what only they touch is
@@ -19,7 +19,7 @@
 #include <ktl/lock.h>
 #include <srpt/abi.h>
 #include <srpt/credits.h>
-#include <srpt/ioctx.h>
+#include <srpt/cmd.h>
 #include <srpt/send_queue.h>
 #include <srpt/stats.h>
 
@@ -93,7 +93,7 @@ private:
 	srpt_os_device *dev_os_ = nullptr;
 
 	Credits credits_;
-	SendQueue sendq_;
+	SendQueue sendq_{credits_};
 	Counters stats_;
 	/* Send contexts taken (completion context only) and given back. */
 	ktl::Atomic<u32> taken_{0};

@@ -11,7 +11,7 @@
 #include <ktl/types.h>
 #include <ktl/lock.h>
 #include <srpt/abi.h>
-#include <srpt/ioctx.h>
+#include <srpt/recv_ctx.h>
 #include <srpt/qp_size.h>
 #include <srpt/rdma_port.h>
 

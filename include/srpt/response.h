@@ -26,6 +26,14 @@ ktl::size_t build_cmd_rsp(const RspHeader &h, const srpt_cmd_status &st, ktl::By
 /* An SRP_RSP for a task management function with RSP_CODE @rsp_code. */
 ktl::size_t build_tmf_rsp(const RspHeader &h, u8 rsp_code, ktl::MutableBytes out);
 
+/* What the core answers on its own: SCSI status and fixed-format sense data. */
+constexpr u8 kStatusCheckCondition = 0x02;
+constexpr u8 kStatusTaskSetFull = 0x28;
+/* ILLEGAL REQUEST, INVALID FIELD IN COMMAND INFORMATION UNIT. */
+constexpr u8 kSenseInvalidFieldInIu[18] = {0x70, 0, 0x05, 0, 0, 0, 0, 10, 0, 0, 0, 0, 0x0e, 0x03};
+/* ABORTED COMMAND, no additional sense: the data could not be moved. */
+constexpr u8 kSenseAbortedCommand[18] = {0x70, 0, 0x0b, 0, 0, 0, 0, 10};
+
 /* The SRP RSP_CODE for LIO's answer to a task management function. */
 u8 tmf_rsp_code(srpt_tmr_response r);
 

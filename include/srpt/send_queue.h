@@ -19,14 +19,16 @@
 #include <ktl/atomic.h>
 #include <ktl/list.h>
 #include <ktl/lock.h>
-#include <srpt/ioctx.h>
+#include <srpt/cmd.h>
+#include <srpt/credits.h>
 #include <srpt/types.h>
 
 namespace srpt {
 
 class SendQueue {
 public:
-	SendQueue();
+	/* Responses take the credits they carry from @credits. */
+	explicit SendQueue(Credits &credits);
 	~SendQueue();
 	SendQueue(const SendQueue &) = delete;
 	SendQueue &operator=(const SendQueue &) = delete;
@@ -65,23 +67,26 @@ public:
 		return true;
 	}
 
-	/* For Cmd::post_step(), under the mutex. */
-	u32 free_slots() const { return free_.load(); }
-	u32 slots() const { return slots_; }
-	/* Takes @n of @free_slots(); cannot fail under the mutex. */
-	void take(u32 n);
-	/* Gives back what take() took for a post that failed. */
-	void untake(u32 n) { free_.fetch_add(n); }
-	bool closed() const { return closed_; }
-	u32 piece_limit() const { return piece_limit_; }
-	/* Halves the piece size after a piece did not fit; false at the minimum. */
-	[[nodiscard]] bool shrink_piece_limit();
-
-	/* Commands waiting now. */
+	/* Commands waiting now, and slots not held by posted work. */
 	u32 waiting() const { return n_waiting_.load(ktl::MemoryOrder::relaxed); }
+	u32 free_slots() const { return free_.load(); }
 
 private:
 	using CmdList = ktl::List<Cmd, &Cmd::send_node>;
+	enum class Step { kPosted, kWait, kFailed };
+
+	/*
+	 * Under the mutex: maps and posts @c's next step (a round of its
+	 * transfer, with its response when that fits) if the slots it needs
+	 * are free, else remembers how many it waits for.
+	 */
+	Step post(Cmd &c);
+	/* Takes @n of the free slots; cannot fail under the mutex. */
+	void take(u32 n);
+	/* Gives back what take() took for a post that failed. */
+	void untake(u32 n) { free_.fetch_add(n); }
+	/* Halves the piece size after a piece did not fit; false at the minimum. */
+	[[nodiscard]] bool shrink_piece_limit();
 
 	/*
 	 * The slow paths, out of line: the fast ones keep no list on their
@@ -99,6 +104,7 @@ private:
 	[[gnu::noinline]] void pump_locked(CmdList *failed);
 	[[gnu::noinline]] static void end_failed(CmdList *failed);
 
+	Credits &credits_;
 	ktl::Mutex mutex_;
 	CmdList waiting_;			/* guarded by mutex_ */
 	ktl::Atomic<u32> n_waiting_{0};		/* waiting_'s length, read without mutex_ */

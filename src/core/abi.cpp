@@ -14,7 +14,7 @@
 #include <srpt/channel_io.h>
 #include <srpt/device.h>
 #include <srpt/handles.h>
-#include <srpt/ioctx.h>
+#include <srpt/cmd.h>
 #include <srpt/listener.h>
 #include <srpt/live.h>
 #include <srpt/logins.h>

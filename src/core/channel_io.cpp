@@ -33,7 +33,7 @@ int ChannelIo::create(srpt_os_channel *os, srpt_os_device *dev_os)
 	if (!ac.check())
 		return -ktl::kENOMEM;
 	for (u32 i = 0; i < n; i++) {
-		Cmd *c = new (&ac) Cmd(&ch_);
+		Cmd *c = new (&ac) Cmd(&ch_, *this);
 		void *rsp;
 		const u8 *sense;
 

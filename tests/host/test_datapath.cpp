@@ -9,7 +9,7 @@
  */
 #include "channel_fixture.h"
 
-#include <srpt/ioctx.h>
+#include <srpt/cmd.h>
 
 #include <atomic>
 #include <cerrno>

@@ -1,42 +1,29 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * I/O contexts: receive contexts (one posted receive buffer each) and
- * send contexts (one per command, with its response buffer), and the
- * command state machine (srpt_set_cmd_state, srpt_test_and_set_cmd_state).
+ * A send context: one command from its request to its response, with its
+ * response buffer, its transfer and its state machine
+ * (srpt_set_cmd_state, srpt_test_and_set_cmd_state).
  */
 #pragma once
 
 #include <ktl/atomic.h>
+#include <ktl/errno.h>
 #include <ktl/list.h>
 #include <ktl/owned.h>
 #include <ktl/types.h>
 #include <srpt/abi.h>
 #include <srpt/iu.h>
 #include <srpt/live.h>
+#include <srpt/recv_ctx.h>
 #include <srpt/transfer.h>
 
 namespace srpt {
 
 class Channel;
+class ChannelIo;
 class SendQueue;
 
-/* The kernel sides of a receive buffer and of a send context, owned. */
-using OsRecv = ktl::Owned<srpt_os_recv, srpt_os_recv_free>;
 using OsCmd = ktl::Owned<srpt_os_cmd, srpt_os_cmd_free>;
-
-/* srpt_recv: a receive buffer and what arrived in it. */
-struct RecvCtx {
-	RecvCtx() { live_inc(Live::kRecv); }
-	~RecvCtx() { live_dec(Live::kRecv); }
-	RecvCtx(const RecvCtx &) = delete;
-	RecvCtx &operator=(const RecvCtx &) = delete;
-
-	OsRecv os;
-	ktl::u8 *iu = nullptr;		/* where the IU is received */
-	ktl::u32 byte_len = 0;		/* bytes of the last IU */
-	ktl::u64 recv_ns = 0;		/* when it arrived (srpt_core_recv_done()) */
-	ktl::ListNode wait_node;	/* on ChannelIo::wait_list_ (CQ context only) */
-};
 
 enum class CmdState : ktl::u8 {
 	kNew,
@@ -50,10 +37,16 @@ enum class CmdState : ktl::u8 {
 
 const char *cmd_state_name(CmdState s);
 
+/* Resources short for now (memory, registrations): the initiator may retry. */
+inline bool transient(int err)
+{
+	return err == -ktl::kENOMEM || err == -ktl::kEAGAIN;
+}
+
 /* srpt_cmd: a send context. */
 class Cmd {
 public:
-	explicit Cmd(Channel *ch) : ch_(ch) { live_inc(Live::kCmd); }
+	Cmd(Channel *ch, ChannelIo &io) : ch_(ch), io_(io) { live_inc(Live::kCmd); }
 	~Cmd() { live_dec(Live::kCmd); }
 	Cmd(const Cmd &) = delete;
 	Cmd &operator=(const Cmd &) = delete;
@@ -79,7 +72,7 @@ public:
 								ktl::u32 sense_len);
 	[[gnu::cold, gnu::noinline]] void respond_local_tmf(ktl::u8 rsp_code);
 
-	/* LIO callbacks and completions; see datapath.cpp. */
+	/* LIO callbacks and completions; see cmd.cpp. */
 	[[nodiscard]] int write_pending();
 	void queue_response(const srpt_cmd_status &st, bool with_data);
 	void queue_tm_response(srpt_tmr_response r);
@@ -92,14 +85,6 @@ public:
 	/* Frees the data buffers and forgets the transfer. */
 	void release_data();
 
-	/* The send queue's side (send_queue.cpp calls these). */
-	enum class Step { kPosted, kWait, kFailed };
-	/* Under the send queue's mutex: posts the next step if it fits. */
-	Step post_step(SendQueue &q);
-	/* Not under it: ends a command whose step failed. */
-	[[gnu::cold, gnu::noinline]] void post_failed();
-
-	Channel *const ch_;
 	OsCmd os;
 	ktl::u8 *rsp_buf = nullptr;
 	ktl::u32 rsp_size = 0;
@@ -129,7 +114,12 @@ public:
 	ktl::ListNode send_node;	/* on its send queue while waiting */
 
 private:
+	/* The send queue posts a command's steps, and ends one whose step failed. */
+	friend class SendQueue;
 	enum class Rsp : ktl::u8 { kNone, kStatus, kTmf };
+
+	/* Not under the send queue's mutex: ends a command whose step failed. */
+	[[gnu::cold, gnu::noinline]] void post_failed();
 
 	/* Hands the next step to the send queue; ends the command if it cannot go. */
 	void submit();
@@ -144,6 +134,8 @@ private:
 	/* A command given to LIO that will have no response. */
 	[[gnu::cold, gnu::noinline]] void fail_response();
 
+	Channel *const ch_;
+	ChannelIo &io_;			/* ch_'s: its send queue, credits and counters */
 	ktl::Atomic<ktl::u8> state_{static_cast<ktl::u8>(CmdState::kDone)};
 	Rsp rsp_ = Rsp::kNone;
 	srpt_cmd_status st_{};		/* Rsp::kStatus, with sense_'s length */
