@@ -85,6 +85,22 @@ public:
 	/* Frees the data buffers and forgets the transfer. */
 	void release_data();
 
+private:
+	/*
+	 * Its pool fills a context for each request and recycles it; its
+	 * send queue posts its steps and ends one whose step failed.
+	 */
+	friend class ChannelIo;
+	friend class SendQueue;
+	enum class Rsp : ktl::u8 { kNone, kStatus, kTmf };
+
+	/* The data buffers of request @l (in @r); 0 or a negative errno. */
+	[[nodiscard]] int map_data(RecvCtx *r, const DataLayout &l);
+	/* Remote buffer @b (not empty) as the next of @count; 0 or a negative errno. */
+	[[nodiscard]] int add_buffer(u32 count, srpt_data_dir dir, const RemoteBuffer &b);
+	/* Not under the send queue's mutex: ends a command whose step failed. */
+	[[gnu::cold, gnu::noinline]] void post_failed();
+
 	OsCmd os;
 	ktl::u8 *rsp_buf = nullptr;
 	ktl::u32 rsp_size = 0;
@@ -112,14 +128,6 @@ public:
 
 	Cmd *next_free = nullptr;	/* on the channel's free or returned stack */
 	ktl::ListNode send_node;	/* on its send queue while waiting */
-
-private:
-	/* The send queue posts a command's steps, and ends one whose step failed. */
-	friend class SendQueue;
-	enum class Rsp : ktl::u8 { kNone, kStatus, kTmf };
-
-	/* Not under the send queue's mutex: ends a command whose step failed. */
-	[[gnu::cold, gnu::noinline]] void post_failed();
 
 	/* Hands the next step to the send queue; ends the command if it cannot go. */
 	void submit();

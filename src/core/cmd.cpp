@@ -91,6 +91,64 @@ void Cmd::reset()
 	KTL_WARN_ON(recv || xfer.buffers() || round_bufs_ || sq_held_);
 }
 
+/* ---- map: the data buffers of a request ---- */
+
+int Cmd::add_buffer(u32 count, srpt_data_dir dir, const RemoteBuffer &b)
+{
+	/* Local memory only: the transfer is mapped when it goes, unless kept (SendQueue::post). */
+	const int ret = srpt_os_cmd_buf_add(os.get(), count, dir, b.va, b.key, b.len);
+
+	if (ret < 0)
+		return ret;
+	kept = ret == SRPT_BUF_KEPT;
+	xfer.add(b.len);
+	return 0;
+}
+
+int Cmd::map_data(RecvCtx *r, const DataLayout &l)
+{
+	switch (l.kind) {
+	case DataKind::kNone:
+		return 0;
+	case DataKind::kImmediate:
+		/* In the buffer the command holds (never an SRQ's: not negotiated there). */
+		if (KTL_WARN_ON(recv != r))
+			return -ktl::kEINVAL;
+		srpt_os_cmd_map_imm(os.get(), r->iu + l.imm_offset, l.data_len);
+		return 0;
+	case DataKind::kDirect:
+		/* Its length is the data length: an empty one asks for no buffer. */
+		if (!l.data_len)
+			return 0;
+		if (!xfer.prepare(1))
+			return -ktl::kENOMEM;
+		return add_buffer(1, l.dir, l.direct);
+	case DataKind::kIndirect:
+		break;
+	}
+
+	/* A table may hold empty descriptors: they ask for no buffer. */
+	const ktl::Bytes iu(r->iu, r->byte_len);
+	u32 count = 0;
+	for (u32 i = 0; i < l.desc_count; i++)
+		if (descriptor_at(iu, l, i).len)
+			count++;
+	if (!count)
+		return 0;
+	if (!xfer.prepare(count))
+		return -ktl::kENOMEM;
+	for (u32 i = 0; i < l.desc_count; i++) {
+		const RemoteBuffer b = descriptor_at(iu, l, i);
+
+		if (!b.len)
+			continue;
+		const int ret = add_buffer(count, l.dir, b);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
 /* ---- transfer and respond: one step at a time, through the send queue ---- */
 
 void Cmd::submit()

@@ -145,70 +145,6 @@ void ChannelIo::drain_wait_list()
 	processing_wait_list_ = false;
 }
 
-/* ---- parse and map ---- */
-
-namespace {
-
-/* Remote buffer @b (not empty) as the next of the command's @count; 0 or a negative errno. */
-int add_buffer(Cmd *c, u32 count, srpt_data_dir dir, const RemoteBuffer &b)
-{
-	/* Local memory only: the transfer is mapped when it goes, unless kept (see post_step). */
-	const int ret = srpt_os_cmd_buf_add(c->os.get(), count, dir, b.va, b.key, b.len);
-
-	if (ret < 0)
-		return ret;
-	c->kept = ret == SRPT_BUF_KEPT;
-	c->xfer.add(b.len);
-	return 0;
-}
-
-/* Sets up the command's data buffer; 0 or a negative errno. */
-int map_data(Cmd *c, RecvCtx *r, const DataLayout &l)
-{
-	switch (l.kind) {
-	case DataKind::kNone:
-		return 0;
-	case DataKind::kImmediate:
-		/* In the buffer the command holds (never an SRQ's: not negotiated there). */
-		if (KTL_WARN_ON(c->recv != r))
-			return -ktl::kEINVAL;
-		srpt_os_cmd_map_imm(c->os.get(), r->iu + l.imm_offset, l.data_len);
-		return 0;
-	case DataKind::kDirect:
-		/* Its length is the data length: an empty one asks for no buffer. */
-		if (!l.data_len)
-			return 0;
-		if (!c->xfer.prepare(1))
-			return -ktl::kENOMEM;
-		return add_buffer(c, 1, l.dir, l.direct);
-	case DataKind::kIndirect:
-		break;
-	}
-
-	/* A table may hold empty descriptors: they ask for no buffer. */
-	const ktl::Bytes iu(r->iu, r->byte_len);
-	u32 count = 0;
-	for (u32 i = 0; i < l.desc_count; i++)
-		if (descriptor_at(iu, l, i).len)
-			count++;
-	if (!count)
-		return 0;
-	if (!c->xfer.prepare(count))
-		return -ktl::kENOMEM;
-	for (u32 i = 0; i < l.desc_count; i++) {
-		const RemoteBuffer b = descriptor_at(iu, l, i);
-
-		if (!b.len)
-			continue;
-		const int ret = add_buffer(c, count, l.dir, b);
-		if (ret)
-			return ret;
-	}
-	return 0;
-}
-
-} // namespace
-
 /* srpt_handle_cmd */
 void ChannelIo::handle_cmd(RecvCtx *r, Cmd *c)
 {
@@ -236,7 +172,7 @@ void ChannelIo::handle_cmd(RecvCtx *r, Cmd *c)
 	else if (c->dir == SRPT_DATA_OUT)
 		stats_.add_cq<Stat::kWrites>();
 
-	ret = map_data(c, r, sc.data);
+	ret = c->map_data(r, sc.data);
 	if (ret) {
 		SRPT_LOG_LIMITED(SRPT_LOG_ERR,
 				 "%s: command %#llx: allocating %u bytes for its data failed (%d)\n",

@@ -1048,8 +1048,9 @@ TEST_F(ChannelStates, CmEventsThatClose)
 			srpt_core_cm_event(ch.core, c.ev);
 			EXPECT_EQ(c.disconnects, ch.disconnect_calls);
 			/* The initiator's DREQ (or RDMA/CM disconnect) is answered, not sent anew. */
-			if (c.disconnects)
+			if (c.disconnects) {
 				EXPECT_EQ(SRPT_DISCONNECT_DREP, ch.disconnects.back());
+			}
 			EXPECT_EQ(1, ch.qp_error_calls);
 			EXPECT_EQ(ChState::kDraining, state(ch));
 			EXPECT_EQ(c.failed ? 1 : 0,
@@ -1312,11 +1313,11 @@ TEST_F(ChannelStates, FailedDreqIsAnsweredWithDrep)
 		fake::fail_call("srpt_os_channel_disconnect", 1, -EINVAL);
 		srpt_core_close_session(ch.core);
 		EXPECT_TRUE(ch.freed());
-		if (cm == SRPT_CM_IB)
-			EXPECT_EQ((std::vector<srpt_disconnect>{SRPT_DISCONNECT_DREQ, SRPT_DISCONNECT_DREP}),
-				  ch.disconnects);
-		else
-			EXPECT_EQ((std::vector<srpt_disconnect>{SRPT_DISCONNECT_DREQ}), ch.disconnects);
+		const std::vector<srpt_disconnect> want =
+			cm == SRPT_CM_IB ?
+				std::vector<srpt_disconnect>{SRPT_DISCONNECT_DREQ, SRPT_DISCONNECT_DREP} :
+				std::vector<srpt_disconnect>{SRPT_DISCONNECT_DREQ};
+		EXPECT_EQ(want, ch.disconnects);
 	}
 }
 

@@ -276,7 +276,8 @@ TEST(FormatAddress, Rfc5952RoundTrip)
 		ASSERT_EQ(1, inet_pton(AF_INET6, out.c_str(), back)) << out.c_str();
 		EXPECT_EQ(0, std::memcmp(a, back, 16)) << out.c_str();
 		/* glibc writes ::a.b.c.d (IPv4-compatible) and no ISATAP tail. */
-		if (!mapped && std::string(want).find('.') == std::string::npos)
+		if (!mapped && std::string(want).find('.') == std::string::npos) {
 			EXPECT_STREQ(want, out.c_str());
+		}
 	}
 }
