@@ -15,11 +15,17 @@
 
 namespace ktl {
 
+class SpinGuard;
+class MutexGuard;
+
 class KTL_CAPABILITY("spinlock") SpinLock {
 public:
 	constexpr SpinLock() : lock_{} {}
 	SpinLock(const SpinLock &) = delete;
 	SpinLock &operator=(const SpinLock &) = delete;
+
+	/* What Guarded<T, SpinLock> holds it with. */
+	using Guard = SpinGuard;
 
 	void init(const char *name, srpt_os_lock_class *cls) { srpt_os_spin_init(&lock_, name, cls); }
 	[[nodiscard]] unsigned long lock() KTL_ACQUIRE()
@@ -40,6 +46,9 @@ public:
 	constexpr Mutex() : m_{} {}
 	Mutex(const Mutex &) = delete;
 	Mutex &operator=(const Mutex &) = delete;
+
+	/* What Guarded<T, Mutex> holds it with. */
+	using Guard = MutexGuard;
 
 	void init(const char *name, srpt_os_lock_class *cls) { srpt_os_mutex_init(&m_, name, cls); }
 	void destroy() { srpt_os_mutex_destroy(&m_); }
@@ -93,6 +102,41 @@ public:
 
 private:
 	Mutex &m_;
+};
+
+/*
+ * A value that lives inside its lock, as Rust-for-Linux's Lock<T>: the lock and
+ * the only data it guards, which nothing reaches but with(). Lock is a
+ * SpinLock or a Mutex, initialised by KTL_LOCK_INIT(guarded) as a lock
+ * of its own would be. A reference @fn keeps past with() escapes the
+ * check; the value is not for handing out.
+ */
+template <typename T, typename Lock> class Guarded {
+public:
+	/* The value initialised as a member of its own would be: default, or from @value. */
+	constexpr Guarded() = default;
+	constexpr explicit Guarded(const T &value) : value_(value) {}
+	Guarded(const Guarded &) = delete;
+	Guarded &operator=(const Guarded &) = delete;
+
+	void init(const char *name, srpt_os_lock_class *cls) { lock_.init(name, cls); }
+	void destroy() { lock_.destroy(); }
+
+	/* Runs @fn(the value) with the lock held; returns what @fn returns. */
+	template <typename Fn> decltype(auto) with(Fn fn) KTL_EXCLUDES(lock_)
+	{
+		typename Lock::Guard g(lock_);
+		return fn(value_);
+	}
+	template <typename Fn> decltype(auto) with(Fn fn) const KTL_EXCLUDES(lock_)
+	{
+		typename Lock::Guard g(lock_);
+		return fn(static_cast<const T &>(value_));
+	}
+
+private:
+	mutable Lock lock_;
+	T value_ KTL_GUARDED_BY(lock_);
 };
 
 } // namespace ktl

@@ -17,12 +17,15 @@
  *                                  and LIO is never called under it
  *     Device::srq_mutex_           the shared receive queue
  *
- *   g_rdma_cm_mutex (attrib.cpp)   the RDMA/CM listener; takes no core lock
+ *   g_listening_port               the RDMA/CM listener (listener.cpp, a
+ *                                  Guarded<u32, Mutex>); takes no core lock
  *
  * Spinlocks are leaves, taken with interrupts disabled and nothing that
  * sleeps inside:
  *
- *   g_lock (registry.cpp) -> RdmaPort::cache_lock_
+ *   g_devices (registry.cpp) -> RdmaPort::cache_
+ *
+ * (Both ktl::Guarded<T, SpinLock>: the data lives inside its lock.)
  *
  * The data path takes no lock but SendQueue::mutex_: see channel_io.h.
  *

@@ -92,8 +92,7 @@ private:
 	DeviceName dev_name_;			/* immutable */
 	const u32 num_;
 
-	mutable ktl::SpinLock cache_lock_;
-	PortCache cache_;			/* guarded by cache_lock_ */
+	ktl::Guarded<PortCache, ktl::SpinLock> cache_;
 
 	/* Serialises refresh, stop/detach and use_srq switches. */
 	mutable ktl::Mutex dev_mutex_;
