@@ -370,7 +370,7 @@ int Cmd::write_pending()
 	return step_err_ == -ktl::kENOMEM ? -ktl::kEIO : step_err_;
 }
 
-Cmd::Step Cmd::post_step(SendQueue &q)
+Cmd::Step Cmd::post_step(SendQueue &q) KTL_REQUIRES(q.mutex())
 {
 	const u32 free = q.free_slots();
 	/* Write data comes in before LIO executes; everything else answers. */

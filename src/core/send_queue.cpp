@@ -9,6 +9,8 @@ namespace srpt {
 SendQueue::SendQueue()
 {
 	KTL_LOCK_INIT(mutex_);
+	/* A whole transfer in one piece until a piece turns out too big. */
+	piece_limit_ = kMaxDataLen;
 }
 
 SendQueue::~SendQueue()
@@ -21,8 +23,6 @@ void SendQueue::init(u32 slots)
 {
 	slots_ = slots;
 	free_.store(slots);
-	/* A whole transfer in one piece until a piece turns out too big. */
-	piece_limit_ = kMaxDataLen;
 }
 
 void SendQueue::take(u32 n)
