@@ -29,6 +29,10 @@
  *
  * The data path takes no lock but SendQueue::mutex_: see channel_io.h.
  *
+ * What each lock guards is said where the data is, as annotations that
+ * clang checks in the host tier (ktl/thread_annotations.h): fields are
+ * KTL_GUARDED_BY their lock, or live inside it as a ktl::Guarded.
+ *
  * Waiting for a channel's release (Channel::disconnect_and_wait) happens
  * with no lock held but RdmaPort::dev_mutex_: the release work takes
  * Logins::mutex_ and Device::srq_mutex_.

@@ -23,7 +23,11 @@ class RdmaPort;
 class TargetPort;
 class Tpg;
 
-/* The I_T nexus: the channels between one initiator port and one target port. */
+/*
+ * The I_T nexus: the channels between one initiator port and one target
+ * port. Reached only through Logins::nexuses_, under its mutex, which
+ * guards channels and next_cid too (unchecked: a Nexus cannot name it).
+ */
 struct Nexus {
 	Nexus() { live_inc(Live::kNexus); }
 	~Nexus() { live_dec(Live::kNexus); }
