@@ -11,33 +11,49 @@
 #pragma once
 
 #include <ktl/platform.h>
+#include <ktl/thread_annotations.h>
 
 namespace ktl {
 
-class SpinLock {
+class SpinGuard;
+class MutexGuard;
+
+class KTL_CAPABILITY("spinlock") SpinLock {
 public:
 	constexpr SpinLock() : lock_{} {}
 	SpinLock(const SpinLock &) = delete;
 	SpinLock &operator=(const SpinLock &) = delete;
 
+	/* What Guarded<T, SpinLock> holds it with. */
+	using Guard = SpinGuard;
+
 	void init(const char *name, srpt_os_lock_class *cls) { srpt_os_spin_init(&lock_, name, cls); }
-	[[nodiscard]] unsigned long lock() { return srpt_os_spin_lock_irqsave(&lock_); }
-	void unlock(unsigned long flags) { srpt_os_spin_unlock_irqrestore(&lock_, flags); }
+	[[nodiscard]] unsigned long lock() KTL_ACQUIRE()
+	{
+		return srpt_os_spin_lock_irqsave(&lock_);
+	}
+	void unlock(unsigned long flags) KTL_RELEASE()
+	{
+		srpt_os_spin_unlock_irqrestore(&lock_, flags);
+	}
 
 private:
 	srpt_os_spinlock lock_;
 };
 
-class Mutex {
+class KTL_CAPABILITY("mutex") Mutex {
 public:
 	constexpr Mutex() : m_{} {}
 	Mutex(const Mutex &) = delete;
 	Mutex &operator=(const Mutex &) = delete;
 
+	/* What Guarded<T, Mutex> holds it with. */
+	using Guard = MutexGuard;
+
 	void init(const char *name, srpt_os_lock_class *cls) { srpt_os_mutex_init(&m_, name, cls); }
 	void destroy() { srpt_os_mutex_destroy(&m_); }
-	void lock() { srpt_os_mutex_lock(&m_); }
-	void unlock() { srpt_os_mutex_unlock(&m_); }
+	void lock() KTL_ACQUIRE() { srpt_os_mutex_lock(&m_); }
+	void unlock() KTL_RELEASE() { srpt_os_mutex_unlock(&m_); }
 
 private:
 	srpt_os_mutex m_;
@@ -64,10 +80,10 @@ private:
 #define KTL_WORK_INIT(work, fn, arg) srpt_os_work_init(&(work), (fn), (arg), #work, KTL_LOCK_CLASS())
 
 /* Holds a SpinLock (interrupts disabled) for its scope. */
-class SpinGuard {
+class KTL_SCOPED_CAPABILITY SpinGuard {
 public:
-	explicit SpinGuard(SpinLock &l) : l_(l), flags_(l.lock()) {}
-	~SpinGuard() { l_.unlock(flags_); }
+	explicit SpinGuard(SpinLock &l) KTL_ACQUIRE(l) : l_(l), flags_(l.lock()) {}
+	~SpinGuard() KTL_RELEASE() { l_.unlock(flags_); }
 	SpinGuard(const SpinGuard &) = delete;
 	SpinGuard &operator=(const SpinGuard &) = delete;
 
@@ -77,15 +93,50 @@ private:
 };
 
 /* Holds a Mutex for its scope. May sleep. */
-class MutexGuard {
+class KTL_SCOPED_CAPABILITY MutexGuard {
 public:
-	explicit MutexGuard(Mutex &m) : m_(m) { m_.lock(); }
-	~MutexGuard() { m_.unlock(); }
+	explicit MutexGuard(Mutex &m) KTL_ACQUIRE(m) : m_(m) { m_.lock(); }
+	~MutexGuard() KTL_RELEASE() { m_.unlock(); }
 	MutexGuard(const MutexGuard &) = delete;
 	MutexGuard &operator=(const MutexGuard &) = delete;
 
 private:
 	Mutex &m_;
+};
+
+/*
+ * A value that lives inside its lock, as Rust-for-Linux's Lock<T>: the lock and
+ * the only data it guards, which nothing reaches but with(). Lock is a
+ * SpinLock or a Mutex, initialised by KTL_LOCK_INIT(guarded) as a lock
+ * of its own would be. A reference @fn keeps past with() escapes the
+ * check; the value is not for handing out.
+ */
+template <typename T, typename Lock> class Guarded {
+public:
+	/* The value initialised as a member of its own would be: default, or from @value. */
+	constexpr Guarded() = default;
+	constexpr explicit Guarded(const T &value) : value_(value) {}
+	Guarded(const Guarded &) = delete;
+	Guarded &operator=(const Guarded &) = delete;
+
+	void init(const char *name, srpt_os_lock_class *cls) { lock_.init(name, cls); }
+	void destroy() { lock_.destroy(); }
+
+	/* Runs @fn(the value) with the lock held; returns what @fn returns. */
+	template <typename Fn> decltype(auto) with(Fn fn) KTL_EXCLUDES(lock_)
+	{
+		typename Lock::Guard g(lock_);
+		return fn(value_);
+	}
+	template <typename Fn> decltype(auto) with(Fn fn) const KTL_EXCLUDES(lock_)
+	{
+		typename Lock::Guard g(lock_);
+		return fn(static_cast<const T &>(value_));
+	}
+
+private:
+	mutable Lock lock_;
+	T value_ KTL_GUARDED_BY(lock_);
 };
 
 } // namespace ktl

@@ -78,17 +78,17 @@ private:
 	Device(srpt_os_device *os, const srpt_device_info &info);
 	~Device();
 	[[nodiscard]] int create_ports();
-	[[nodiscard]] int srq_create();
-	void srq_destroy();
+	[[nodiscard]] int srq_create() KTL_REQUIRES(srq_mutex_);
+	void srq_destroy() KTL_REQUIRES(srq_mutex_);
 
 	srpt_os_device *const os_;
 	DeviceAttrs attrs_;
 	ktl::RefPtr<RdmaPort> *ports_ = nullptr;	/* attrs_.port_count entries */
 
 	ktl::Mutex srq_mutex_;
-	u32 srq_users_ = 0;			/* guarded by srq_mutex_ */
-	u32 srq_size_ = 0;			/* guarded by srq_mutex_ */
-	RecvCtx *srq_ring_ = nullptr;		/* guarded by srq_mutex_ */
+	u32 srq_users_ KTL_GUARDED_BY(srq_mutex_) = 0;
+	u32 srq_size_ KTL_GUARDED_BY(srq_mutex_) = 0;
+	RecvCtx *srq_ring_ KTL_GUARDED_BY(srq_mutex_) = nullptr;
 };
 
 } // namespace srpt

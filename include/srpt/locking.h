@@ -17,14 +17,21 @@
  *                                  and LIO is never called under it
  *     Device::srq_mutex_           the shared receive queue
  *
- *   g_rdma_cm_mutex (attrib.cpp)   the RDMA/CM listener; takes no core lock
+ *   g_listening_port               the RDMA/CM listener (listener.cpp, a
+ *                                  Guarded<u32, Mutex>); takes no core lock
  *
  * Spinlocks are leaves, taken with interrupts disabled and nothing that
  * sleeps inside:
  *
- *   g_lock (registry.cpp) -> RdmaPort::cache_lock_
+ *   g_devices (registry.cpp) -> RdmaPort::cache_
+ *
+ * (Both ktl::Guarded<T, SpinLock>: the data lives inside its lock.)
  *
  * The data path takes no lock but SendQueue::mutex_: see channel_io.h.
+ *
+ * What each lock guards is said where the data is, as annotations that
+ * clang checks in the host tier (ktl/thread_annotations.h): fields are
+ * KTL_GUARDED_BY their lock, or live inside it as a ktl::Guarded.
  *
  * Waiting for a channel's release (Channel::disconnect_and_wait) happens
  * with no lock held but RdmaPort::dev_mutex_: the release work takes

@@ -23,7 +23,11 @@ class RdmaPort;
 class TargetPort;
 class Tpg;
 
-/* The I_T nexus: the channels between one initiator port and one target port. */
+/*
+ * The I_T nexus: the channels between one initiator port and one target
+ * port. Reached only through Logins::nexuses_, under its mutex, which
+ * guards channels and next_cid too (unchecked: a Nexus cannot name it).
+ */
 struct Nexus {
 	Nexus() { live_inc(Live::kNexus); }
 	~Nexus() { live_dec(Live::kNexus); }
@@ -50,9 +54,9 @@ public:
 	Logins &operator=(const Logins &) = delete;
 
 	/* Serialises logins with TPG enable/disable, session closes and channel list changes. */
-	ktl::Mutex &mutex() { return mutex_; }
+	ktl::Mutex &mutex() KTL_RETURN_CAPABILITY(mutex_) { return mutex_; }
 	/* Whether a login may proceed now; under mutex(). */
-	bool accepting_locked() const;
+	bool accepting_locked() const KTL_REQUIRES(mutex_);
 	/*
 	 * A nexus for a login to bring to add_channel_locked(), made before
 	 * its LIO session opens; empty when memory is short.
@@ -64,7 +68,8 @@ public:
 	 * ACL's list, where an rmdir may close it: the first channel of a
 	 * nexus takes @spare, which must not be empty.
 	 */
-	void add_channel_locked(Channel *ch, bool multichannel, SpareNexus &spare, u8 *rsp_flags);
+	void add_channel_locked(Channel *ch, bool multichannel, SpareNexus &spare, u8 *rsp_flags)
+		KTL_REQUIRES(mutex_);
 	/* A released channel leaves; its counts join the port's totals. */
 	void remove_channel(Channel *ch);
 
@@ -89,20 +94,20 @@ public:
 	void format_session_info(const Tpg *tpg, const char *initiator, ktl::TextBuf &out);
 
 private:
-	Nexus *find_nexus_locked(const u8 i_port_id[16], const u8 t_port_id[16]);
+	Nexus *find_nexus_locked(const u8 i_port_id[16], const u8 t_port_id[16]) KTL_REQUIRES(mutex_);
 
 	RdmaPort &port_;
 	mutable ktl::Mutex mutex_;
-	ktl::List<Nexus, &Nexus::port_node> nexuses_;	/* guarded by mutex_ */
-	u32 enabled_tpgs_ = 0;			/* guarded by mutex_ */
-	u32 channels_ = 0;			/* guarded by mutex_ */
-	u32 blockers_ = 0;			/* guarded by mutex_ */
+	ktl::List<Nexus, &Nexus::port_node> nexuses_ KTL_GUARDED_BY(mutex_);
+	u32 enabled_tpgs_ KTL_GUARDED_BY(mutex_) = 0;
+	u32 channels_ KTL_GUARDED_BY(mutex_) = 0;
+	u32 blockers_ KTL_GUARDED_BY(mutex_) = 0;
 
 	ktl::Atomic<u64> logins_{0};
 	ktl::Atomic<u64> logouts_{0};
 	static constexpr int kRejectReasons = 7;
 	ktl::Atomic<u64> rejects_[kRejectReasons];
-	Counters closed_;			/* of the channels that went */
+	Counters closed_ KTL_GUARDED_BY(mutex_);	/* of the channels that went */
 };
 
 /* configfs: a target port's statistics; a node ACL's session statistics and info. */

@@ -91,8 +91,8 @@ private:
 	static int slot(PortNameKind kind) { return kind == PortNameKind::kGuid ? 0 : 1; }
 
 	mutable ktl::Mutex mutex_;
-	TargetPort *tports_[2] = {};		/* guarded by mutex_ */
-	PortAttrib attrib_;		/* guarded by mutex_ */
+	TargetPort *tports_[2] KTL_GUARDED_BY(mutex_) = {};
+	PortAttrib attrib_ KTL_GUARDED_BY(mutex_);
 };
 
 } // namespace srpt

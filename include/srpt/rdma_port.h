@@ -88,17 +88,16 @@ private:
 	void log(int level, const char *what, int err) const;
 
 	ktl::Atomic<Device *> device_;
-	srpt_os_device *os_;			/* guarded by dev_mutex_ */
+	srpt_os_device *os_ KTL_GUARDED_BY(dev_mutex_);
 	DeviceName dev_name_;			/* immutable */
 	const u32 num_;
 
-	mutable ktl::SpinLock cache_lock_;
-	PortCache cache_;			/* guarded by cache_lock_ */
+	ktl::Guarded<PortCache, ktl::SpinLock> cache_;
 
 	/* Serialises refresh, stop/detach and use_srq switches. */
 	mutable ktl::Mutex dev_mutex_;
-	bool mad_registered_ = false;		/* guarded by dev_mutex_ */
-	bool stopped_ = false;			/* guarded by dev_mutex_ */
+	bool mad_registered_ KTL_GUARDED_BY(dev_mutex_) = false;
+	bool stopped_ KTL_GUARDED_BY(dev_mutex_) = false;
 
 	srpt_os_work refresh_work_;
 

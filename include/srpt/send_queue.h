@@ -80,13 +80,13 @@ private:
 	 * transfer, with its response when that fits) if the slots it needs
 	 * are free, else remembers how many it waits for.
 	 */
-	Step post(Cmd &c);
+	Step post(Cmd &c) KTL_REQUIRES(mutex_);
 	/* Takes @n of the free slots; cannot fail under the mutex. */
-	void take(u32 n);
+	void take(u32 n) KTL_REQUIRES(mutex_);
 	/* Gives back what take() took for a post that failed. */
 	void untake(u32 n) { free_.fetch_add(n); }
 	/* Halves the piece size after a piece did not fit; false at the minimum. */
-	[[nodiscard]] bool shrink_piece_limit();
+	[[nodiscard]] bool shrink_piece_limit() KTL_REQUIRES(mutex_);
 
 	/*
 	 * The slow paths, out of line: the fast ones keep no list on their
@@ -97,21 +97,21 @@ private:
 	 * mutex_ held and releasing it (@first and @seen: whether nothing
 	 * waited, and the free slots, as submit() found them).
 	 */
-	[[gnu::noinline]] Result queue_and_unlock(Cmd *c, bool first, u32 seen);
+	[[gnu::noinline]] Result queue_and_unlock(Cmd *c, bool first, u32 seen) KTL_RELEASE(mutex_);
 	/* Posts what waits and fits, ending what fails. */
-	[[gnu::noinline]] void pump();
+	[[gnu::noinline]] void pump() KTL_EXCLUDES(mutex_);
 	/* Posts from the head while that works; failed commands go to @failed. */
-	[[gnu::noinline]] void pump_locked(CmdList *failed);
+	[[gnu::noinline]] void pump_locked(CmdList *failed) KTL_REQUIRES(mutex_);
 	[[gnu::noinline]] static void end_failed(CmdList *failed);
 
 	Credits &credits_;
 	ktl::Mutex mutex_;
-	CmdList waiting_;			/* guarded by mutex_ */
+	CmdList waiting_ KTL_GUARDED_BY(mutex_);
 	ktl::Atomic<u32> n_waiting_{0};		/* waiting_'s length, read without mutex_ */
 	ktl::Atomic<u32> free_{0};		/* slots not held by posted work */
 	u32 slots_ = 0;
-	u32 piece_limit_ = 0;			/* guarded by mutex_ */
-	bool closed_ = false;			/* guarded by mutex_ */
+	u32 piece_limit_ KTL_GUARDED_BY(mutex_);
+	bool closed_ KTL_GUARDED_BY(mutex_) = false;
 };
 
 } // namespace srpt

@@ -70,7 +70,7 @@ private:
 	srpt_os_tport *const os_;
 	GidName name_;
 	ktl::Mutex tpgs_mutex_;
-	ktl::List<Tpg, &Tpg::tport_node> tpgs_;	/* guarded by tpgs_mutex_ */
+	ktl::List<Tpg, &Tpg::tport_node> tpgs_ KTL_GUARDED_BY(tpgs_mutex_);
 };
 
 /*

@@ -15,21 +15,13 @@
 namespace srpt {
 namespace {
 
-constinit ktl::Mutex g_rdma_cm_mutex;
-constinit u32 g_listening_port = 0; /* guarded by g_rdma_cm_mutex */
+/* The port listened on (0: none), inside the mutex that serialises switching it. */
+constinit ktl::Guarded<u32, ktl::Mutex> g_listening_port{0};
 
-} // namespace
-
-void listener_init()
+/* listen_rdma_cm() under that mutex: @listening is the port listened on. */
+int switch_port(u32 &listening, u32 port)
 {
-	KTL_LOCK_INIT(g_rdma_cm_mutex);
-}
-
-int listen_rdma_cm(u32 port)
-{
-	ktl::MutexGuard guard(g_rdma_cm_mutex);
-
-	if (port == g_listening_port)
+	if (port == listening)
 		return 0;
 	const auto p = static_cast<srpt_u16>(port);
 	/* IPv4 decides: without it the port cannot serve RoCE v1/v2 over IPv4 or iWARP. */
@@ -56,8 +48,21 @@ int listen_rdma_cm(u32 port)
 		srpt_os_log(SRPT_LOG_INFO, "RDMA/CM: listening for logins on port %u\n", port);
 	else
 		srpt_os_log(SRPT_LOG_INFO, "RDMA/CM: no longer listening for logins\n");
-	g_listening_port = port;
+	listening = port;
 	return 0;
+}
+
+} // namespace
+
+void listener_init()
+{
+	KTL_LOCK_INIT(g_listening_port);
+}
+
+int listen_rdma_cm(u32 port)
+{
+	return g_listening_port.with(
+		[port](u32 &listening) { return switch_port(listening, port); });
 }
 
 /*
@@ -77,10 +82,7 @@ void listener_start()
 
 void show_rdma_cm_port(ktl::TextBuf &s)
 {
-	{
-		ktl::MutexGuard guard(g_rdma_cm_mutex);
-		s.dec(g_listening_port);
-	}
+	s.dec(g_listening_port.with([](u32 listening) { return listening; }));
 	s.put('\n');
 }
 

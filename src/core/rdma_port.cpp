@@ -14,7 +14,7 @@ RdmaPort::RdmaPort(Device *dev, srpt_os_device *os, const char *dev_name, u32 nu
 	: device_(dev), os_(os), num_(num), logins_(*this)
 {
 	dev_name_.put(dev_name);
-	KTL_LOCK_INIT(cache_lock_);
+	KTL_LOCK_INIT(cache_);
 	KTL_LOCK_INIT(dev_mutex_);
 	KTL_WORK_INIT(refresh_work_, refresh_work_fn, this);
 	live_inc(Live::kPort);
@@ -60,11 +60,12 @@ int RdmaPort::refresh()
 	c.iwarp = attr.iwarp != 0;
 	c.ib_cm = attr.ib_cm != 0;
 	c.valid = true;
-	{
-		ktl::SpinGuard g(cache_lock_);
-		gid_changed = !cache_.valid || !(cache_.gid == c.gid);
-		cache_ = c;
-	}
+	gid_changed = cache_.with([&c](PortCache &cache) {
+		const bool changed = !cache.valid || !(cache.gid == c.gid);
+
+		cache = c;
+		return changed;
+	});
 	if (gid_changed)
 		srpt_os_log(SRPT_LOG_INFO, "%s port %u: target port names %s and %s (%s)\n",
 			    dev_name(), num_, c.guid_name.c_str(), c.gid_name.c_str(),
@@ -108,13 +109,12 @@ void RdmaPort::refresh_work_fn(void *arg)
 void RdmaPort::on_event(int event)
 {
 	switch (event) {
-	case SRPT_IB_EVENT_PORT_ERR: {
-		ktl::SpinGuard g(cache_lock_);
-
-		cache_.lid = 0;
-		cache_.sm_lid = 0;
+	case SRPT_IB_EVENT_PORT_ERR:
+		cache_.with([](PortCache &cache) {
+			cache.lid = 0;
+			cache.sm_lid = 0;
+		});
 		break;
-	}
 	case SRPT_IB_EVENT_PORT_ACTIVE:
 	case SRPT_IB_EVENT_LID_CHANGE:
 	case SRPT_IB_EVENT_PKEY_CHANGE:
@@ -160,9 +160,7 @@ void RdmaPort::detach()
 
 PortCache RdmaPort::cache() const
 {
-	ktl::SpinGuard g(cache_lock_);
-
-	return cache_;
+	return cache_.with([](const PortCache &cache) { return cache; });
 }
 
 bool RdmaPort::mad_registered() const

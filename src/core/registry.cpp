@@ -10,36 +10,31 @@
 namespace srpt {
 namespace {
 
+using DeviceList = ktl::List<Device, &Device::registry_node>;
+
 /* Spinlock: lookups come from configfs, additions from the IB client. */
-constinit ktl::SpinLock g_lock;
-constinit ktl::List<Device, &Device::registry_node> g_devices; /* guarded by g_lock */
+constinit ktl::Guarded<DeviceList, ktl::SpinLock> g_devices;
 
 } // namespace
 
 void registry_init()
 {
-	KTL_LOCK_INIT(g_lock);
+	KTL_LOCK_INIT(g_devices);
 }
 
 void registry_add(Device *dev)
 {
-	ktl::SpinGuard g(g_lock);
-
-	g_devices.push_back(dev);
+	g_devices.with([dev](DeviceList &devices) { devices.push_back(dev); });
 }
 
 void registry_remove(Device *dev)
 {
-	ktl::SpinGuard g(g_lock);
-
-	g_devices.erase(dev);
+	g_devices.with([dev](DeviceList &devices) { devices.erase(dev); });
 }
 
 bool registry_empty()
 {
-	ktl::SpinGuard g(g_lock);
-
-	return g_devices.empty();
+	return g_devices.with([](const DeviceList &devices) { return devices.empty(); });
 }
 
 PortLookup lookup_port(const char *name)
@@ -50,19 +45,20 @@ PortLookup lookup_port(const char *name)
 	if (parse_port_name(name, &parsed))
 		return result;
 
-	ktl::SpinGuard g(g_lock);
-	for (Device *dev : g_devices) {
-		for (u32 i = 1; i <= dev->attrs().port_count; i++) {
-			RdmaPort *port = dev->port(i);
-			const PortCache c = port->cache();
+	g_devices.with([&](DeviceList &devices) {
+		for (Device *dev : devices) {
+			for (u32 i = 1; i <= dev->attrs().port_count; i++) {
+				RdmaPort *port = dev->port(i);
+				const PortCache c = port->cache();
 
-			if (c.valid && parsed.matches(c.gid)) {
-				result.port = ktl::RefPtr<RdmaPort>(port);
-				result.kind = parsed.kind;
-				return result;
+				if (c.valid && parsed.matches(c.gid)) {
+					result.port = ktl::RefPtr<RdmaPort>(port);
+					result.kind = parsed.kind;
+					return;
+				}
 			}
 		}
-	}
+	});
 	return result;
 }
 

@@ -10,6 +10,8 @@ namespace srpt {
 SendQueue::SendQueue(Credits &credits) : credits_(credits)
 {
 	KTL_LOCK_INIT(mutex_);
+	/* A whole transfer in one piece until a piece turns out too big. */
+	piece_limit_ = kMaxDataLen;
 }
 
 SendQueue::~SendQueue()
@@ -22,8 +24,6 @@ void SendQueue::init(u32 slots)
 {
 	slots_ = slots;
 	free_.store(slots);
-	/* A whole transfer in one piece until a piece turns out too big. */
-	piece_limit_ = kMaxDataLen;
 }
 
 void SendQueue::take(u32 n)

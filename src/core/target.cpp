@@ -28,6 +28,8 @@ TargetPort::TargetPort(ktl::RefPtr<RdmaPort> port, PortNameKind kind, srpt_os_tp
 
 TargetPort::~TargetPort()
 {
+	/* configfs removes TPG directories before their WWN directory. */
+	KTL_WARN_ON(!tpgs_.empty());
 	tpgs_mutex_.destroy();
 	live_dec(Live::kTPort);
 }
@@ -81,8 +83,6 @@ int TargetPort::create(const char *name, srpt_os_tport *os, TargetPort **out)
 
 void TargetPort::destroy()
 {
-	/* configfs removes TPG directories before their WWN directory. */
-	KTL_WARN_ON(!tpgs_.empty());
 	port_->targets().detach(kind_, this);
 	srpt_os_log(SRPT_LOG_INFO, "%s port %u: removed target port %s\n", port_->dev_name(),
 		    port_->num(), name());
