@@ -33,4 +33,13 @@ enum Errno : int {
 	kECONNREFUSED = 111,
 };
 
+/*
+ * A negative errno as "%pe"'s argument in a log message: the kernel
+ * prints its name ("-ENOMEM"), as the host double does.
+ */
+inline const void *err_arg(int err)
+{
+	return reinterpret_cast<const void *>(static_cast<long>(err));
+}
+
 } // namespace ktl

@@ -169,8 +169,8 @@ int Channel::login(Device *dev, u32 port_num, srpt_os_channel *os, const srpt_lo
 	ch->limits_.imm_data_offset = check.imm_data_offset;
 	ch->read_depth_ = depth;
 	if (ch->cm_ == SRPT_CM_IB && info.pkey_index < 0)
-		srpt_os_log(SRPT_LOG_ERR, "%s port %u: P_Key %#x not found (%d), using index 0\n",
-			    port->dev_name(), port->num(), info.pkey, info.pkey_index);
+		srpt_os_log(SRPT_LOG_ERR, "%s port %u: P_Key %#x not found (%pe), using index 0\n",
+			    port->dev_name(), port->num(), info.pkey, ktl::err_arg(info.pkey_index));
 	else if (ch->cm_ == SRPT_CM_IB)
 		ch->pkey_index_ = static_cast<u16>(info.pkey_index);
 	srpt_os_log(SRPT_LOG_INFO,
@@ -289,7 +289,8 @@ int Channel::create_resources()
 		if (ret == 0)
 			break;
 		if (sq_size <= kMinSqSize) {
-			srpt_os_log(SRPT_LOG_ERR, "%s: creating a queue pair failed (%d)\n", label(), ret);
+			srpt_os_log(SRPT_LOG_ERR, "%s: creating a queue pair failed (%pe)\n", label(),
+				    ktl::err_arg(ret));
 			return ret;
 		}
 		sq_size = ktl::max(sq_size / 2, kMinSqSize);
@@ -360,14 +361,15 @@ bool Channel::close()
 		return false;
 	int ret = srpt_os_channel_qp_error(os_);
 	if (ret)
-		srpt_os_log(SRPT_LOG_ERR, "%s: moving the queue pair to the error state failed (%d)\n",
-			    label(), ret);
+		srpt_os_log(SRPT_LOG_ERR, "%s: moving the queue pair to the error state failed (%pe)\n",
+			    label(), ktl::err_arg(ret));
 	/* Nothing new goes out; what waits ends at the next completion or in the release. */
 	io_.sendq().stop();
 	/* Its completion comes after every earlier work request's. */
 	ret = srpt_os_channel_post_zero_write(os_);
 	if (ret) {
-		srpt_os_log(SRPT_LOG_ERR, "%s: posting the drain write failed (%d)\n", label(), ret);
+		srpt_os_log(SRPT_LOG_ERR, "%s: posting the drain write failed (%pe)\n", label(),
+			    ktl::err_arg(ret));
 		if (set_state(ChState::kDisconnected))
 			schedule_release();
 	}
@@ -398,8 +400,8 @@ void Channel::on_established()
 	const int ret = srpt_os_channel_ready(os_);
 
 	if (ret) {
-		srpt_os_log(SRPT_LOG_ERR, "%s: making the queue pair ready to send failed (%d)\n",
-			    label(), ret);
+		srpt_os_log(SRPT_LOG_ERR, "%s: making the queue pair ready to send failed (%pe)\n",
+			    label(), ktl::err_arg(ret));
 		close();
 		return;
 	}

@@ -189,8 +189,8 @@ int Cmd::write_pending()
 	/* Nothing is in flight that would retry it: LIO does (-ENOMEM) or fails it. */
 	set_state(CmdState::kNew);
 	SRPT_LOG_LIMITED(SRPT_LOG_ERR,
-			 "%s: command %#llx: starting the RDMA READ of its data failed (%d)\n",
-			 ch_->label(), tag, step_err_);
+			 "%s: command %#llx: starting the RDMA READ of its data failed (%pe)\n",
+			 ch_->label(), tag, ktl::err_arg(step_err_));
 	if (!post_err_ && transient(step_err_))
 		return -ktl::kENOMEM;
 	return step_err_ == -ktl::kENOMEM ? -ktl::kEIO : step_err_;
@@ -205,8 +205,8 @@ void Cmd::post_failed()
 		/* A closing channel sends nothing: no error of its own. */
 		if (ch->state() <= ChState::kLive) {
 			io_.stats().add(Stat::kErrSend);
-			SRPT_LOG_LIMITED(SRPT_LOG_ERR, "%s: command %#llx: sending failed (%d)\n",
-					 ch->label(), tag, step_err_);
+			SRPT_LOG_LIMITED(SRPT_LOG_ERR, "%s: command %#llx: sending failed (%pe)\n",
+					 ch->label(), tag, ktl::err_arg(step_err_));
 		}
 		if (data_out) {
 			set_state(CmdState::kDataIn);
@@ -222,8 +222,8 @@ void Cmd::post_failed()
 
 	const bool retry = transient(step_err_);
 	io_.stats().add(retry ? Stat::kErrNoMemory : Stat::kErrSend);
-	SRPT_LOG_LIMITED(SRPT_LOG_ERR, "%s: command %#llx: mapping %u bytes for RDMA failed (%d)\n",
-			 ch->label(), tag, xfer.left(), step_err_);
+	SRPT_LOG_LIMITED(SRPT_LOG_ERR, "%s: command %#llx: mapping %u bytes for RDMA failed (%pe)\n",
+			 ch->label(), tag, xfer.left(), ktl::err_arg(step_err_));
 	if (data_out) {
 		/* LIO answers TASK SET FULL or ABORTED COMMAND through queue_status. */
 		set_state(CmdState::kDataIn);

@@ -114,8 +114,8 @@ int Device::create(srpt_os_device *os, const srpt_device_info &info, srpt_device
 			ret = srpt_os_ib_cm_listen(os, service_guid());
 			if (ret)
 				srpt_os_log(SRPT_LOG_ERR,
-					    "%s: listening for IB/CM logins failed (%d); RDMA/CM logins still work\n",
-					    dev->name(), ret);
+					    "%s: listening for IB/CM logins failed (%pe); RDMA/CM logins still work\n",
+					    dev->name(), ktl::err_arg(ret));
 			break;
 		}
 	}
@@ -132,7 +132,7 @@ int Device::create(srpt_os_device *os, const srpt_device_info &info, srpt_device
 	return 0;
 
 fail:
-	srpt_os_log(SRPT_LOG_ERR, "%s: adding the device failed (%d)\n", dev->name(), ret);
+	srpt_os_log(SRPT_LOG_ERR, "%s: adding the device failed (%pe)\n", dev->name(), ktl::err_arg(ret));
 	for (u32 i = 1; i <= info.port_count; i++) {
 		if (RdmaPort *p = dev->port(i)) {
 			p->stop();
@@ -175,8 +175,8 @@ int Device::srq_create()
 
 	ret = srpt_os_srq_create(os_, size);
 	if (ret) {
-		srpt_os_log(SRPT_LOG_ERR, "%s: creating a shared receive queue of %u entries failed (%d)\n",
-			    name(), size, ret);
+		srpt_os_log(SRPT_LOG_ERR, "%s: creating a shared receive queue of %u entries failed (%pe)\n",
+			    name(), size, ktl::err_arg(ret));
 		return ret;
 	}
 	srq_ring_ = new (&ac) RecvCtx[size];
@@ -200,8 +200,8 @@ int Device::srq_create()
 			break;
 	}
 	if (ret) {
-		srpt_os_log(SRPT_LOG_ERR, "%s: filling the shared receive queue failed (%d)\n", name(),
-			    ret);
+		srpt_os_log(SRPT_LOG_ERR, "%s: filling the shared receive queue failed (%pe)\n", name(),
+			    ktl::err_arg(ret));
 		srq_destroy();
 		return ret;
 	}

@@ -27,8 +27,8 @@ int switch_port(u32 &listening, u32 port)
 	/* IPv4 decides: without it the port cannot serve RoCE v1/v2 over IPv4 or iWARP. */
 	const int ret = srpt_os_rdma_cm_listen(SRPT_INET4, p);
 	if (ret) {
-		srpt_os_log(SRPT_LOG_ERR, "rdma_cm_port: listening on port %u failed (%d)\n", port,
-			    ret);
+		srpt_os_log(SRPT_LOG_ERR, "rdma_cm_port: listening on port %u failed (%pe)\n", port,
+			    ktl::err_arg(ret));
 		return ret;
 	}
 	/*
@@ -39,8 +39,8 @@ int switch_port(u32 &listening, u32 port)
 	const int ret6 = srpt_os_rdma_cm_listen(SRPT_INET6, p);
 	if (ret6) {
 		srpt_os_log(SRPT_LOG_INFO,
-			    "RDMA/CM: port %u takes IPv4 logins only: listening for IPv6 failed (%d)\n",
-			    port, ret6);
+			    "RDMA/CM: port %u takes IPv4 logins only: listening for IPv6 failed (%pe)\n",
+			    port, ktl::err_arg(ret6));
 		/* Not the old port's IPv6 listener beside the new IPv4 one. */
 		KTL_WARN_ON(srpt_os_rdma_cm_listen(SRPT_INET6, 0));
 	}

@@ -30,7 +30,7 @@ RdmaPort::~RdmaPort()
 void RdmaPort::log(int level, const char *what, int err) const
 {
 	if (err)
-		srpt_os_log(level, "%s port %u: %s (%d)\n", dev_name(), num_, what, err);
+		srpt_os_log(level, "%s port %u: %s (%pe)\n", dev_name(), num_, what, ktl::err_arg(err));
 	else
 		srpt_os_log(level, "%s port %u: %s\n", dev_name(), num_, what);
 }

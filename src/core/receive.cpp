@@ -58,8 +58,8 @@ void ChannelIo::repost(RecvCtx *r)
 	const int ret = srpt_os_recv_post(dev_os_, limits_.use_srq ? nullptr : os_, r->os.get());
 
 	if (ret && ch_.state() <= ChState::kLive)
-		SRPT_LOG_LIMITED(SRPT_LOG_ERR, "%s: reposting a receive buffer failed (%d)\n",
-				 ch_.label(), ret);
+		SRPT_LOG_LIMITED(SRPT_LOG_ERR, "%s: reposting a receive buffer failed (%pe)\n",
+				 ch_.label(), ktl::err_arg(ret));
 }
 
 /* srpt_handle_new_iu: false when the IU must wait (and was not consumed). */
@@ -175,8 +175,8 @@ void ChannelIo::handle_cmd(RecvCtx *r, Cmd *c)
 	ret = c->map_data(r, sc.data);
 	if (ret) {
 		SRPT_LOG_LIMITED(SRPT_LOG_ERR,
-				 "%s: command %#llx: allocating %u bytes for its data failed (%d)\n",
-				 ch_.label(), c->tag, c->data_len, ret);
+				 "%s: command %#llx: allocating %u bytes for its data failed (%pe)\n",
+				 ch_.label(), c->tag, c->data_len, ktl::err_arg(ret));
 		c->release_data();
 		if (transient(ret)) {
 			stats_.add(Stat::kErrNoMemory);
@@ -193,7 +193,8 @@ void ChannelIo::handle_cmd(RecvCtx *r, Cmd *c)
 			       sc.task_attr);
 	if (ret) {
 		/* The session is stopping: nobody is waiting for an answer. */
-		srpt_os_log(SRPT_LOG_DEBUG, "%s: dropping command %#llx (%d)\n", ch_.label(), c->tag, ret);
+		srpt_os_log(SRPT_LOG_DEBUG, "%s: dropping command %#llx (%pe)\n", ch_.label(), c->tag,
+			    ktl::err_arg(ret));
 		stats_.add(Stat::kDropped);
 		c->release_data();
 		c->return_recv();
@@ -236,8 +237,8 @@ void ChannelIo::handle_tsk_mgmt(RecvCtx *r, Cmd *c)
 	const int ret = srpt_os_cmd_submit_tmr(c->os.get(), t.lun, t.tmf, t.task_tag, t.tag);
 	if (ret) {
 		SRPT_LOG_LIMITED(SRPT_LOG_ERR,
-				 "%s: task management function %#x for %#llx failed (%d)\n",
-				 ch_.label(), t.function, t.tag, ret);
+				 "%s: task management function %#x for %#llx failed (%pe)\n",
+				 ch_.label(), t.function, t.tag, ktl::err_arg(ret));
 		c->respond_local_tmf(srp::kTmfFailed);
 	}
 }

@@ -393,12 +393,109 @@ extern "C" void srpt_os_free(void *p)
 namespace {
 
 /*
+ * vformat() as the kernel's printk formats: "%pe" of an error pointer
+ * (ktl::err_arg()) is the errno's name, "-ENOMEM" (CONFIG_SYMBOLIC_ERRNAME,
+ * which Debian's kernels have); any other conversion goes to vsnprintf
+ * one at a time with its own argument.
+ */
+std::string kformat(const char *fmt, va_list ap)
+{
+	std::string out;
+
+	for (const char *p = fmt; *p;) {
+		if (*p != '%') {
+			out += *p++;
+			continue;
+		}
+		const char *start = p++;
+		while (*p && std::strchr("-+ #0", *p))
+			p++;
+		bool star_width = false, star_prec = false;
+		if (*p == '*')
+			star_width = true, p++;
+		while (std::isdigit(static_cast<unsigned char>(*p)))
+			p++;
+		if (*p == '.') {
+			p++;
+			if (*p == '*')
+				star_prec = true, p++;
+			while (std::isdigit(static_cast<unsigned char>(*p)))
+				p++;
+		}
+		std::string len;
+		while (*p && std::strchr("hlzjt", *p))
+			len += *p++;
+		const char conv = *p ? *p++ : '\0';
+		const std::string spec(start, p);
+		const int width = star_width ? va_arg(ap, int) : 0;
+		const int prec = star_prec ? va_arg(ap, int) : 0;
+		char buf[512];
+		const auto one = [&](auto v) {
+			if (star_width && star_prec)
+				std::snprintf(buf, sizeof(buf), spec.c_str(), width, prec, v);
+			else if (star_width || star_prec)
+				std::snprintf(buf, sizeof(buf), spec.c_str(), star_width ? width : prec, v);
+			else
+				std::snprintf(buf, sizeof(buf), spec.c_str(), v);
+			out += buf;
+		};
+		switch (conv) {
+		case '%':
+			out += '%';
+			break;
+		case 'd':
+		case 'i':
+			if (len == "ll")
+				one(va_arg(ap, long long));
+			else if (len == "l" || len == "z")
+				one(va_arg(ap, long));
+			else
+				one(va_arg(ap, int));
+			break;
+		case 'u':
+		case 'x':
+		case 'X':
+		case 'o':
+			if (len == "ll")
+				one(va_arg(ap, unsigned long long));
+			else if (len == "l" || len == "z")
+				one(va_arg(ap, unsigned long));
+			else
+				one(va_arg(ap, unsigned int));
+			break;
+		case 'c':
+			one(va_arg(ap, int));
+			break;
+		case 's':
+			one(va_arg(ap, const char *));
+			break;
+		case 'p': {
+			void *v = va_arg(ap, void *);
+			const long err = reinterpret_cast<long>(v);
+
+			if (*p == 'e' && err < 0 && err >= -4095) {
+				p++;
+				const char *name = strerrorname_np(static_cast<int>(-err));
+				out += name ? std::string("-") + name : std::to_string(err);
+			} else {
+				one(v);
+			}
+			break;
+		}
+		default:
+			return std::string("<bad format: ") + fmt + ">";
+		}
+	}
+	return out;
+}
+
+/*
  * Every line is kept, limited or not, so that tests can count them; a
  * limited one says which call site's state it used.
  */
 void log_line(int level, const srpt_os_ratelimit *rl, const char *fmt, va_list ap)
 {
-	std::string text = vformat(fmt, ap);
+	std::string text = kformat(fmt, ap);
 
 	std::lock_guard<std::mutex> g(g_mu);
 	State &s = S();

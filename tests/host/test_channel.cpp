@@ -151,7 +151,7 @@ TEST_F(Login, IbCmPkeyNotFoundUsesIndexZero)
 	ASSERT_EQ(0, login(ch, priv(login_req(), SRPT_CM_IB), SRPT_CM_IB, kIbPeer, 1, 0x8001));
 	ASSERT_TRUE(ch.accepted());
 	EXPECT_EQ(0, ch.qp.pkey_index);
-	EXPECT_EQ(1, fake::log_count("mlx5_0 port 1: P_Key 0x8001 not found (-2), using index 0",
+	EXPECT_EQ(1, fake::log_count("mlx5_0 port 1: P_Key 0x8001 not found (-ENOENT), using index 0",
 				     SRPT_LOG_ERR))
 		<< fake::log_text();
 }
@@ -1152,7 +1152,7 @@ TEST_F(ChannelStates, ZeroLengthWriteFailures)
 	fake::fail_call("srpt_os_channel_post_zero_write", 1, -EIO);
 	fake::cm_event(c, fake::Cm::kTimewaitExit);
 	EXPECT_EQ(ChState::kDisconnected, state(c));
-	EXPECT_EQ(1, fake::log_count("posting the drain write failed (-5)")) << fake::log_text();
+	EXPECT_EQ(1, fake::log_count("posting the drain write failed (-EIO)")) << fake::log_text();
 	fake::run_work();
 	EXPECT_TRUE(c.freed());
 
@@ -1171,7 +1171,7 @@ TEST_F(ChannelStates, ZeroLengthWriteFailures)
 	fake::fail_call("srpt_os_channel_ready", 1, -EINVAL);
 	fake::cm_event(e, fake::Cm::kEstablished);
 	EXPECT_EQ(ChState::kDraining, state(e));
-	EXPECT_EQ(1, fake::log_count("making the queue pair ready to send failed (-22)")) << fake::log_text();
+	EXPECT_EQ(1, fake::log_count("making the queue pair ready to send failed (-EINVAL)")) << fake::log_text();
 	fake::run_work();
 	EXPECT_TRUE(e.freed());
 }

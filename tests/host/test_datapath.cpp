@@ -523,7 +523,7 @@ TEST_F(Datapath, MappingFailures)
 	EXPECT_EQ(0u, rsp.sense_len);
 	EXPECT_EQ(36u, c->responses.at(0).size());
 	EXPECT_EQ(1, c->release_data_calls);
-	EXPECT_EQ(1, fake::log_count("command 0x61: allocating 4096 bytes for its data failed (-12)"))
+	EXPECT_EQ(1, fake::log_count("command 0x61: allocating 4096 bytes for its data failed (-ENOMEM)"))
 		<< fake::log_text();
 	ASSERT_TRUE(fake::complete_send(c, true));
 
@@ -637,7 +637,7 @@ TEST_F(Datapath, AFailedPostUndoesEverything)
 	EXPECT_EQ(0, a->done_calls);
 	EXPECT_EQ(static_cast<int>(CmdState::kDone), cmd_state(a));
 	EXPECT_EQ(1, credits().owed());
-	EXPECT_EQ(1, fake::log_count("command 0x1: sending failed (-12)")) << fake::log_text();
+	EXPECT_EQ(1, fake::log_count("command 0x1: sending failed (-ENOMEM)")) << fake::log_text();
 	srpt_core_release_cmd(a->core);
 
 	/* A second failure keeps the first's credit owed, and adds its own. */
@@ -1077,7 +1077,7 @@ TEST_F(Datapath, RegistrationsShortForNowWaitForACompletion)
 	EXPECT_EQ(0, c->responses_with_data.back());
 	EXPECT_TRUE(c->xfers.empty());
 	EXPECT_EQ(1u, core(*ch_)->io().stats().get(srpt::Stat::kErrNoMemory));
-	EXPECT_EQ(1, fake::log_count("command 0x3: mapping 4096 bytes for RDMA failed (-11)"))
+	EXPECT_EQ(1, fake::log_count("command 0x3: mapping 4096 bytes for RDMA failed (-EAGAIN)"))
 		<< fake::log_text();
 	lio_finish(c);
 
@@ -1782,7 +1782,7 @@ TEST_F(Datapath, ARefusedTaskManagementFunctionIsAnsweredLocally)
 	EXPECT_EQ(0x01, rsp.flags);
 	EXPECT_EQ(4u, rsp.resp_len);
 	EXPECT_EQ((Bytes{0, 0, 0, 0x05}), rsp.resp_data) << "FUNCTION FAILED";
-	EXPECT_EQ(1, fake::log_count("task management function 0x1 for 0x33 failed (-12)")) << fake::log_text();
+	EXPECT_EQ(1, fake::log_count("task management function 0x1 for 0x33 failed (-ENOMEM)")) << fake::log_text();
 	ASSERT_TRUE(fake::complete_send(c, true));
 	EXPECT_EQ(0, c->done_calls) << "LIO has no command to free";
 	/* The context is reusable. */

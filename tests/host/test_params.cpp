@@ -217,7 +217,7 @@ TEST_F(Params, StartLoadsWithoutTheListenerWhenThePortIsTaken)
 	ASSERT_EQ(0, srpt_core_param_set(SRPT_PARAM_RDMA_CM_PORT, "5555"));
 	fake::config().listen_error = -EADDRINUSE;
 	srpt_core_start();
-	EXPECT_EQ(1, fake::log_count("rdma_cm_port: listening on port 5555 failed (-98)", SRPT_LOG_ERR));
+	EXPECT_EQ(1, fake::log_count("rdma_cm_port: listening on port 5555 failed (-EADDRINUSE)", SRPT_LOG_ERR));
 	EXPECT_EQ(1, fake::log_count("rdma_cm_port: loaded without an RDMA/CM listener; once port 5555 "
 				     "is free, write it to discovery_auth/rdma_cm_port",
 				     SRPT_LOG_ERR));

@@ -596,7 +596,7 @@ TEST_F(Configfs, RdmaCmIpv6FailureListensForIpv4Only)
 	EXPECT_EQ(4321, fake::listening_port());
 	EXPECT_EQ(0, fake::listening6_port());
 	EXPECT_EQ(1, fake::log_count("RDMA/CM: port 4321 takes IPv4 logins only: listening for IPv6 "
-				     "failed (-98)",
+				     "failed (-EADDRINUSE)",
 				     SRPT_LOG_INFO));
 	EXPECT_EQ(1, fake::log_count("RDMA/CM: listening for logins on port 4321", SRPT_LOG_INFO));
 }
