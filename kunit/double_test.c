@@ -302,6 +302,8 @@ static void double_command_posts(struct kunit *test)
 	EXPECT_KEPT(test, ignore(srpt_os_cmd_post(cmd, 64, 0, 0)));
 	srpt_os_channel_destroy_cm(&d->ch);
 	srpt_os_channel_destroy_qp(&d->ch);
+	EXPECT_BREACH(test, ignore(srpt_os_cmd_post(cmd, 64, 0, 0)),
+		      "cmd_post on a channel without a QP");
 	EXPECT_BREACH(test, srpt_os_channel_free(&d->ch), "free with a send context still allocated");
 	EXPECT_BREACH(test, srpt_os_cmd_free(cmd), "a call after srpt_os_channel_free()");
 }
@@ -320,6 +322,22 @@ static void double_sleeping_calls(struct kunit *test)
 	EXPECT_KEPT(test, ignore(srpt_os_port_query(&d->dev, 1, &attr)));
 }
 
+/* What srpt_core_login() owes the channel, as tf_login() checks it. */
+static void double_login_outcomes(struct kunit *test)
+{
+	struct srpt_contract c = {};
+
+	KUNIT_EXPECT_NOT_NULL(test, srpt_contract_login(&c, 0));
+	KUNIT_EXPECT_NOT_NULL(test, srpt_contract_login(&c, -EINVAL));
+	c.rejected = 1;
+	KUNIT_EXPECT_NULL(test, srpt_contract_login(&c, -EINVAL));
+	c.qp = 1;
+	KUNIT_EXPECT_STREQ(test, srpt_contract_login(&c, -EINVAL),
+			   "srpt_core_login failed but left the QP");
+	c = (struct srpt_contract){ .accepted = 1 };
+	KUNIT_EXPECT_NULL(test, srpt_contract_login(&c, 0));
+}
+
 static struct kunit_case double_cases[] = {
 	KUNIT_CASE(double_channel_order),
 	KUNIT_CASE(double_login_handler_and_zero_writes),
@@ -329,6 +347,7 @@ static struct kunit_case double_cases[] = {
 	KUNIT_CASE(double_command_buffers),
 	KUNIT_CASE(double_command_posts),
 	KUNIT_CASE(double_sleeping_calls),
+	KUNIT_CASE(double_login_outcomes),
 	{}
 };
 

@@ -308,10 +308,9 @@ static int sq_push(struct srpt_os_channel *ch, enum fake_wr_kind kind,
 	}
 	kick = ch->auto_complete;
 	spin_unlock_irqrestore(&ch->lock, flags);
-	if (destroyed) {
-		violation("posting a send work request without a queue pair");
+	/* The contract reported it (ZERO_WRITE, CMD_POST). */
+	if (destroyed)
 		return -EINVAL;
-	}
 	if (full) {
 		violation("more than %d outstanding send work requests (the double's own limit)",
 			  FAKE_SQ_DEPTH);
@@ -1023,6 +1022,8 @@ int srpt_os_cmd_post(struct srpt_os_cmd *cmd, u32 rsp_len, u32 kept_len, u32 map
 	int ret;
 
 	if (!cmd_record(cmd, rsp_len ? FAKE_CMD_POST_RESPONSE : FAKE_CMD_POST_RDMA))
+		return -EINVAL;
+	if (contract_check(ch, SRPT_CONTRACT_CMD_POST))
 		return -EINVAL;
 	w = cmd_wrs(cmd, &cmds_wrs);
 	if (fake_breach(__func__, srpt_contract_post(&cmd->contract, &call, w)) &&

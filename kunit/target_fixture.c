@@ -169,6 +169,7 @@ int tf_login(struct kunit *test, struct srpt_os_channel *ch, const struct tf_log
 	ch->contract.in_cm_handler = 1;
 	ret = srpt_core_login(f->dev, 1, ch, &info, &core);
 	ch->contract.in_cm_handler = 0;
+	fake_breach("srpt_core_login", srpt_contract_login(&ch->contract, ret));
 	if (ret) {
 		/* The shim frees the channel and the CM destroys the id. */
 		fake_channel_rejected(ch);

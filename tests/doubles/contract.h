@@ -172,6 +172,7 @@ enum srpt_contract_call {
 	SRPT_CONTRACT_DESTROY_CM,
 	SRPT_CONTRACT_DESTROY_QP,
 	SRPT_CONTRACT_FREE,
+	SRPT_CONTRACT_CMD_POST,		/* srpt_os_cmd_post() of one of its commands */
 	SRPT_CONTRACT_ANY,		/* any other call: ready, notify_established, its commands' */
 };
 
@@ -265,6 +266,9 @@ static inline const char *srpt_contract_check(const struct srpt_contract *c,
 			return "free before destroy_qp";
 		/* abi.h:370-373 srpt_os_cmd_free: a channel's send contexts go before it. */
 		return c->cmds ? "free with a send context still allocated" : 0;
+	case SRPT_CONTRACT_CMD_POST:
+		/* abi.h:449-455 srpt_os_cmd_post: posts on the channel's QP. */
+		return c->qp ? 0 : "cmd_post on a channel without a QP";
 	case SRPT_CONTRACT_ANY:
 		return 0;
 	}
@@ -307,9 +311,31 @@ static inline void srpt_contract_done(struct srpt_contract *c, enum srpt_contrac
 	case SRPT_CONTRACT_QP_ERROR:
 	case SRPT_CONTRACT_ZERO_WRITE:
 	case SRPT_CONTRACT_RECV_POST:
+	case SRPT_CONTRACT_CMD_POST:
 	case SRPT_CONTRACT_ANY:
 		break;
 	}
+}
+
+/*
+ * srpt_core_login() returned @ret for a channel that stands at @c: NULL,
+ * or which of its srpt_os_* calls it owed.
+ */
+static inline const char *srpt_contract_login(const struct srpt_contract *c, int ret)
+{
+	if (ret) {
+		/* abi.h:199-205 srpt_os_cm_reject: a refused login is rejected first ... */
+		if (!c->rejected)
+			return "srpt_core_login failed without rejecting the login";
+		/* abi.h:202-203 srpt_os_cm_reject: ... and the shim frees what is left. */
+		if (c->accepted || c->session)
+			return "srpt_core_login failed but left the login accepted or its session open";
+		return c->qp ? "srpt_core_login failed but left the QP" : (const char *)0;
+	}
+	/* abi.h:199-202 srpt_os_cm_reject: a login the core takes, it answers. */
+	if (!c->accepted && !c->rejected)
+		return "srpt_core_login took the channel without accepting or rejecting the login";
+	return (const char *)0;
 }
 
 /* srpt_os_channel_create_qp() of @p for @core, beyond srpt_contract_check(). */

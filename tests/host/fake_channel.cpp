@@ -784,6 +784,7 @@ extern "C" int srpt_os_cmd_post(struct srpt_os_cmd *c, srpt_u32 rsp_len, srpt_u3
 	std::lock_guard<std::mutex> g(g_mu);
 	if (!check_cmd_locked(c, "srpt_os_cmd_post"))
 		return -EINVAL;
+	contract_check_locked(c->ch, SRPT_CONTRACT_CMD_POST, __func__);
 	std::vector<srpt_os_cmd::Xfer> now;
 	for (srpt_u32 i = 0; i < c->rdma.size(); i++) {
 		const srpt_os_cmd::Rdma &b = c->rdma[i];
@@ -976,14 +977,7 @@ int login(Device &d, unsigned port, srpt_os_channel &ch, const srpt_login_info &
 		ch.contract.in_cm_handler = 0;
 		if (ret == 0 && out != ch.core)
 			violation_locked("srpt_core_login returned another channel than it gave the QP");
-		if (ret == 0 && !ch.reject_calls && !ch.accepted())
-			violation_locked("srpt_core_login took the channel without accepting or rejecting the login");
-		if (ret != 0 && !ch.reject_calls)
-			violation_locked("srpt_core_login failed without rejecting the login");
-		if (ret != 0 && (ch.accepted() || ch.session_open()))
-			violation_locked("srpt_core_login failed but left the login accepted or its session open");
-		if (ret != 0 && ch.qp_live())
-			violation_locked("srpt_core_login failed but left the QP");
+		breach_locked("srpt_core_login", srpt_contract_login(&ch.contract, ret));
 		/* A rejected channel is the shim's, which frees it. */
 		if (ret != 0)
 			ch.core = nullptr;

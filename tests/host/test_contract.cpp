@@ -166,6 +166,26 @@ TEST(ContractText, TheSleepingCallsAreTheAbisAndNamedExactly)
 	EXPECT_FALSE(srpt_contract_may_sleep("srpt_os_cmd_allo"));
 }
 
+/* What srpt_core_login() owes the channel, as fake::login() (and KUnit's tf_login()) check it. */
+TEST(ContractText, LoginOutcomes)
+{
+	srpt_contract c{};
+	EXPECT_STREQ("srpt_core_login took the channel without accepting or rejecting the login",
+		     srpt_contract_login(&c, 0));
+	EXPECT_STREQ("srpt_core_login failed without rejecting the login", srpt_contract_login(&c, -EINVAL));
+	c.rejected = 1;
+	EXPECT_EQ(nullptr, srpt_contract_login(&c, -EINVAL));
+	EXPECT_EQ(nullptr, srpt_contract_login(&c, 0)) << "rejected later, as the core may";
+	c.qp = 1;
+	EXPECT_STREQ("srpt_core_login failed but left the QP", srpt_contract_login(&c, -EINVAL));
+	c.session = 1;
+	EXPECT_STREQ("srpt_core_login failed but left the login accepted or its session open",
+		     srpt_contract_login(&c, -EINVAL));
+	srpt_contract ok{};
+	ok.accepted = 1;
+	EXPECT_EQ(nullptr, srpt_contract_login(&ok, 0));
+}
+
 /* ---- The host double reports each shared rule ---- */
 
 using Contract = CoreTest;
@@ -399,6 +419,7 @@ TEST_F(Contract, CommandPosts)
 	EXPECT_KEPT((void)srpt_os_cmd_post(cmd, 64, 0, 0));
 	srpt_os_channel_destroy_cm(&c.ch);
 	srpt_os_channel_destroy_qp(&c.ch);
+	EXPECT_BREACH((void)srpt_os_cmd_post(cmd, 64, 0, 0), "cmd_post on a channel without a QP");
 	EXPECT_BREACH(srpt_os_channel_free(&c.ch), "free with a send context still allocated");
 	EXPECT_BREACH(srpt_os_cmd_free(cmd), "a call after srpt_os_channel_free()");
 }
