@@ -28,7 +28,13 @@
  *     below).
  * ktl/platform.h's srpt_os_* (memory, logging, locks, completions, work)
  * are the host double's alone: KUnit runs the real src/shim/os.c, and the
- * kernel's lockdep and allocator are the checks there.
+ * kernel's lockdep and allocator are the checks there. Also the host
+ * double's alone, as KUnit's cannot see them: the initiator's credits
+ * against the receive buffers posted, and an IU landing on immediate data
+ * a command still holds (the KUnit suites deliver IUs themselves, past
+ * the double); handles the core never had (the host double keeps a
+ * registry; KUnit's dereferences them, as the kernel would); a CM
+ * handler running on another thread (KUnit's logins run in the caller's).
  *
  * Plain C without includes but abi.h: kernel C and host C++ compile it.
  */
