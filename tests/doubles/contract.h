@@ -13,7 +13,9 @@
  *
  * Each rule cites abi.h as "abi.h:LINE name" or "abi.h:FIRST-LAST name":
  * the host test ContractText.CitationsPointAtTheirNames checks that @name is
- * on those lines, so that a citation cannot rot silently.
+ * on those lines, so that a citation cannot rot silently. When abi.h
+ * changes, tests/doubles/renumber-citations REV moves them along a diff
+ * from abi.h at REV and lists the ones that need a reading.
  *
  * The srpt_os_* calls without a rule here, and why:
  *   - srpt_os_wc_status_msg, srpt_os_ib_event_msg, srpt_os_cm_event_msg:
