@@ -183,7 +183,7 @@ static void channel_device_removal_logs_out(struct kunit *test)
 	/* Removal waits in this thread: the QP must complete on its own. */
 	fake_channel_auto_complete(ch);
 	mark = ch->n_log;
-	srpt_core_device_remove(f->dev);
+	fake_ib_device_remove(&f->os, f->dev);
 	f->dev = NULL;
 	KUNIT_EXPECT_TRUE(test, fake_freed(ch));
 	TF_EXPECT_CALLS(test, ch, mark, FAKE_DISCONNECT, FAKE_QP_ERROR, FAKE_ZERO_WRITE,
@@ -365,7 +365,7 @@ static void channel_srq_shares_receive_buffers(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, fake_recv_is_posted(r));
 	KUNIT_EXPECT_EQ(test, fake_recv_posted(&f->os, NULL), 16U);
 	KUNIT_EXPECT_EQ(test, fake_live_recvs(), 16);
-	KUNIT_EXPECT_EQ(test, f->os.srq_qps, 0U);
+	KUNIT_EXPECT_EQ(test, f->os.contract.srq_qps, 0U);
 
 	/* The last user goes: so does the SRQ with its buffers. */
 	KUNIT_ASSERT_EQ(test, srpt_core_tpg_attrib_store(f->tpg, SRPT_ATTRIB_USE_SRQ, "0", 1), 1);

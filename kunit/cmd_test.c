@@ -175,9 +175,9 @@ static void cmd_write_end_to_end(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, r->posts, 1U);
 	cmd = ch->last_cmd;
 	KUNIT_ASSERT_NOT_NULL(test, cmd);
-	KUNIT_EXPECT_EQ(test, cmd->rdma_dir, SRPT_DATA_OUT);
-	KUNIT_EXPECT_EQ(test, cmd->rdma_count, 1U);
-	KUNIT_EXPECT_EQ(test, cmd->rdma_added, 1U);
+	KUNIT_EXPECT_EQ(test, cmd->contract.dir, SRPT_DATA_OUT);
+	KUNIT_EXPECT_EQ(test, cmd->contract.count, 1U);
+	KUNIT_EXPECT_EQ(test, cmd->contract.added, 1U);
 	KUNIT_EXPECT_EQ(test, cmd->rdma[0].va, 0x123456789aULL);
 	KUNIT_EXPECT_EQ(test, cmd->rdma[0].rkey, 0xabcdU);
 	KUNIT_EXPECT_EQ(test, cmd->rdma[0].len, 8192U);
@@ -275,12 +275,12 @@ static void cmd_read(struct kunit *test, bool kept)
 	TF_EXPECT_CALLS(test, ch, mark, FAKE_CMD_BUF_ADD, FAKE_CMD_INIT, FAKE_CMD_SUBMIT);
 	cmd = ch->last_cmd;
 	KUNIT_ASSERT_NOT_NULL(test, cmd);
-	KUNIT_EXPECT_EQ(test, cmd->rdma_dir, SRPT_DATA_IN);
+	KUNIT_EXPECT_EQ(test, cmd->contract.dir, SRPT_DATA_IN);
 	KUNIT_EXPECT_EQ(test, cmd->info.dir, SRPT_DATA_IN);
 	KUNIT_EXPECT_EQ(test, cmd->info.data_len, 4096U);
 
 	mark = ch->n_log;
-	srpt_core_queue_response(cmd->core, st, 1);
+	fake_lio_queue_response(cmd, st, 1);
 	if (kept)
 		TF_EXPECT_CALLS(test, ch, mark, FAKE_RECV_POST, FAKE_CMD_POST_RESPONSE);
 	else

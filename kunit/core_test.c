@@ -92,7 +92,7 @@ static void srpt_test_exit(struct kunit *test)
 	for (i = 0; i < ARRAY_SIZE(f->refs); i++)
 		srpt_port_put_ref(f->refs[i]);
 	if (f->dev)
-		srpt_core_device_remove(f->dev);
+		fake_ib_device_remove(&f->os, f->dev);
 	KUNIT_EXPECT_EQ_MSG(test, srpt_probe_live_tports(), 0, "target ports leaked");
 	KUNIT_EXPECT_EQ_MSG(test, srpt_probe_live_ports(), 0, "ports leaked");
 }
@@ -111,14 +111,14 @@ static void add_device(struct kunit *test, u32 port_count)
 		.max_qp_init_rd_atom = 16,
 	};
 
-	KUNIT_ASSERT_EQ(test, srpt_core_device_add(&f->os, &info, &f->dev), 0);
+	KUNIT_ASSERT_EQ(test, fake_ib_device_add(&f->os, &info, &f->dev), 0);
 }
 
 static void remove_device(struct kunit *test)
 {
 	struct srpt_fixture *f = test->priv;
 
-	srpt_core_device_remove(f->dev);
+	fake_ib_device_remove(&f->os, f->dev);
 	f->dev = NULL;
 }
 

@@ -7,6 +7,8 @@
 #include <linux/bitops.h>
 #include <linux/bug.h>
 #include <linux/errno.h>
+#include <linux/hardirq.h>
+#include <linux/irqflags.h>
 #include <linux/kernel.h>
 #include <linux/sched/clock.h>
 #include <linux/slab.h>
@@ -23,6 +25,9 @@ static DEFINE_SPINLOCK(fake_recv_lock);
 static atomic_t fake_recvs_live = ATOMIC_INIT(0);
 static atomic_t fake_cmds_live = ATOMIC_INIT(0);
 static atomic_t fake_violation_count = ATOMIC_INIT(0);
+/* Violations a case provokes on purpose: no WARN, the last one's text kept. */
+static bool fake_violations_expected;
+static char fake_last[160];
 
 static const char * const fake_call_names[FAKE_NR_CALLS] = {
 	[FAKE_CREATE_QP] = "create_qp",
@@ -69,8 +74,37 @@ static __printf(1, 2) void violation(const char *fmt, ...)
 	va_start(args, fmt);
 	vaf.fmt = fmt;
 	vaf.va = &args;
-	WARN(1, "fake_datapath: %pV\n", &vaf);
+	if (READ_ONCE(fake_violations_expected))
+		snprintf(fake_last, sizeof(fake_last), "%pV", &vaf);
+	else
+		WARN(1, "fake_datapath: %pV\n", &vaf);
 	va_end(args);
+}
+
+bool fake_breach(const char *fn, const char *why)
+{
+	if (!why)
+		return false;
+	violation("%s: %s", fn, why);
+	return true;
+}
+
+/* Interrupts disabled (under the core's spinlocks, irqsave) or not in a task: atomic. */
+void fake_might_sleep(const char *fn)
+{
+	if (srpt_contract_may_sleep(fn) && (irqs_disabled() || !in_task()))
+		violation("%s may sleep but was called in atomic context", fn);
+}
+
+void fake_expect_violations(bool expect)
+{
+	fake_last[0] = 0;
+	WRITE_ONCE(fake_violations_expected, expect);
+}
+
+const char *fake_last_violation(void)
+{
+	return fake_last;
 }
 
 int fake_violations(void)
@@ -93,35 +127,37 @@ int fake_live_cmds(void)
 	return atomic_read(&fake_cmds_live);
 }
 
-/* Records @call; false (after a violation) when @ch may not be called. */
-static bool record(struct srpt_os_channel *ch, enum fake_call call)
+/*
+ * Records @call, the srpt_os_* function @fn; false (after a violation)
+ * when @ch may not be called.
+ */
+static bool record_fn(struct srpt_os_channel *ch, enum fake_call call, const char *fn)
 {
 	unsigned long flags;
-	bool freed, gone;
+	const char *why;
+	bool gone;
 
+	fake_might_sleep(fn);
 	spin_lock_irqsave(&ch->lock, flags);
 	ch->calls[call]++;
 	ch->log[ch->n_log % FAKE_LOG_LEN] = call;
 	ch->n_log++;
-	freed = ch->contract.freed;
+	why = srpt_contract_check(&ch->contract, SRPT_CONTRACT_ANY);
 	gone = ch->gone;
 	spin_unlock_irqrestore(&ch->lock, flags);
-	if (freed || gone) {
-		violation("%s after the core %s the channel", fake_call_name(call),
-			  freed ? "freed" : "rejected the login of");
+	if (fake_breach(fn, why))
+		return false;
+	if (gone) {
+		violation("%s after the core rejected the login of the channel", fn);
 		return false;
 	}
 	return true;
 }
 
-/* A breach of the channel contract both doubles share is a violation. */
-static void contract_check(struct srpt_os_channel *ch, enum srpt_contract_call call)
-{
-	const char *why = srpt_contract_check(&ch->contract, call);
+#define record(ch, call) record_fn((ch), (call), __func__)
 
-	if (why)
-		violation("%s", why);
-}
+/* A breach of the channel contract both doubles share is a violation. */
+#define contract_check(ch, call) fake_breach(__func__, srpt_contract_check(&(ch)->contract, (call)))
 
 static void contract_done(struct srpt_os_channel *ch, enum srpt_contract_call call)
 {
@@ -132,11 +168,65 @@ static void contract_done(struct srpt_os_channel *ch, enum srpt_contract_call ca
 	spin_unlock_irqrestore(&ch->lock, flags);
 }
 
-static bool cmd_record(struct srpt_os_cmd *cmd, enum fake_call call)
+static bool cmd_record_fn(struct srpt_os_cmd *cmd, enum fake_call call, const char *fn)
 {
 	cmd->calls[call]++;
 	cmd->ch->last_cmd = cmd;
-	return record(cmd->ch, call);
+	return record_fn(cmd->ch, call, fn);
+}
+
+#define cmd_record(cmd, call) cmd_record_fn((cmd), (call), __func__)
+
+/* The send context's outstanding posts, and the send WRs all of its channel's commands take. */
+static struct srpt_contract_wrs cmd_wrs(struct srpt_os_cmd *cmd, unsigned int *cmds_wrs)
+{
+	struct srpt_os_channel *ch = cmd->ch;
+	struct srpt_contract_wrs w = {};
+	unsigned long flags;
+	unsigned int i, all = 0;
+
+	spin_lock_irqsave(&ch->lock, flags);
+	for (i = 0; i < ch->sq_len; i++) {
+		const struct fake_wr *wr = &ch->sq[(ch->sq_head + i) % FAKE_SQ_DEPTH];
+
+		if (wr->kind == FAKE_WR_ZERO_WRITE)
+			continue;
+		all += wr->wrs;
+		if (wr->cmd != cmd)
+			continue;
+		if (wr->kind == FAKE_WR_RDMA)
+			w.rdma++;
+		else
+			w.sends++;
+	}
+	spin_unlock_irqrestore(&ch->lock, flags);
+	if (cmds_wrs)
+		*cmds_wrs = all;
+	return w;
+}
+
+/* Whether @p lies in a receive buffer posted on @ch's queue or its device's SRQ. */
+static bool posted_at(struct srpt_os_channel *ch, const void *p)
+{
+	struct list_head *queues[2] = { &ch->rq, ch->dev->srq ? &ch->dev->srq_posted : NULL };
+	const u8 *b = p;
+	struct srpt_os_recv *r;
+	unsigned long flags;
+	bool found = false;
+	int i;
+
+	if (!p)
+		return false;
+	spin_lock_irqsave(&fake_recv_lock, flags);
+	for (i = 0; i < ARRAY_SIZE(queues) && !found; i++) {
+		if (!queues[i])
+			continue;
+		list_for_each_entry(r, queues[i], post_node)
+			if (b >= (const u8 *)r->buf && b < r->iu + r->size)
+				found = true;
+	}
+	spin_unlock_irqrestore(&fake_recv_lock, flags);
+	return found;
 }
 
 unsigned int fake_lio_calls(struct srpt_os_channel *ch)
@@ -179,16 +269,19 @@ static void deliver(struct srpt_os_channel *ch, const struct fake_wr *wr, bool o
 
 const char *srpt_os_wc_status_msg(enum srpt_wc_status status)
 {
+	fake_might_sleep(__func__);
 	return srpt_double_wc_status_msg(status);
 }
 
 const char *srpt_os_ib_event_msg(int event)
 {
+	fake_might_sleep(__func__);
 	return srpt_double_ib_event_msg(event);
 }
 
 const char *srpt_os_cm_event_msg(enum srpt_cm_kind cm, int event)
 {
+	fake_might_sleep(__func__);
 	return srpt_double_cm_event_msg(cm, event);
 }
 
@@ -215,10 +308,9 @@ static int sq_push(struct srpt_os_channel *ch, enum fake_wr_kind kind,
 	}
 	kick = ch->auto_complete;
 	spin_unlock_irqrestore(&ch->lock, flags);
-	if (destroyed) {
-		violation("posting a send work request without a queue pair");
+	/* The contract reported it (ZERO_WRITE, CMD_POST). */
+	if (destroyed)
 		return -EINVAL;
-	}
 	if (full) {
 		violation("more than %d outstanding send work requests (the double's own limit)",
 			  FAKE_SQ_DEPTH);
@@ -342,14 +434,11 @@ int srpt_os_channel_create_qp(struct srpt_os_channel *ch, struct srpt_channel *c
 	if (srpt_qp_model_create(&ch->qpm, p, &ch->dev->info, 0, 0))
 		return -EINVAL;
 	contract_check(ch, SRPT_CONTRACT_CREATE_QP);
-	if (p->use_srq && !ch->dev->srq)
-		violation("a QP on a missing SRQ");
+	fake_breach(__func__, srpt_contract_qp_params(&ch->contract, &ch->dev->contract, core, p));
 	spin_lock_irqsave(&ch->lock, flags);
 	ch->core = core;
-	srpt_contract_done(&ch->contract, SRPT_CONTRACT_CREATE_QP);
+	srpt_contract_qp_created(&ch->contract, &ch->dev->contract, p);
 	spin_unlock_irqrestore(&ch->lock, flags);
-	if (p->use_srq)
-		ch->dev->srq_qps++;
 	return 0;
 }
 
@@ -359,6 +448,8 @@ int srpt_os_channel_open_session(struct srpt_os_channel *ch, struct srpt_os_tpg 
 	int i;
 
 	if (!record(ch, FAKE_OPEN_SESSION))
+		return -EINVAL;
+	if (fake_breach(__func__, srpt_contract_open_session(tpg, initiator)))
 		return -EINVAL;
 	if (ch->n_tried < FAKE_MAX_TRIED)
 		strscpy(ch->tried[ch->n_tried], initiator, FAKE_NAME_LEN);
@@ -435,9 +526,17 @@ int srpt_os_channel_qp_error(struct srpt_os_channel *ch)
 
 int srpt_os_channel_post_zero_write(struct srpt_os_channel *ch)
 {
+	unsigned int i, pending = 1;
+	unsigned long flags;
+
 	if (!record(ch, FAKE_ZERO_WRITE))
 		return -EINVAL;
 	contract_check(ch, SRPT_CONTRACT_ZERO_WRITE);
+	spin_lock_irqsave(&ch->lock, flags);
+	for (i = 0; i < ch->sq_len; i++)
+		pending += ch->sq[(ch->sq_head + i) % FAKE_SQ_DEPTH].kind == FAKE_WR_ZERO_WRITE;
+	spin_unlock_irqrestore(&ch->lock, flags);
+	fake_breach(__func__, srpt_contract_zero_write(&ch->qp, pending));
 	if (ch->zero_write_err)
 		return ch->zero_write_err;
 	return sq_push(ch, FAKE_WR_ZERO_WRITE, NULL, 1);
@@ -473,8 +572,10 @@ void srpt_os_channel_destroy_qp(struct srpt_os_channel *ch)
 		return;
 	contract_check(ch, SRPT_CONTRACT_DESTROY_QP);
 	/* A failed login may have no QP; the shim checks. */
-	if (!ch->contract.qp)
+	if (!ch->contract.qp) {
+		contract_done(ch, SRPT_CONTRACT_DESTROY_QP);
 		return;
+	}
 	cancel_work_sync(&ch->cq_work);
 	{
 		const char *why = srpt_qp_model_drain(&ch->qpm);
@@ -500,10 +601,10 @@ void srpt_os_channel_destroy_qp(struct srpt_os_channel *ch)
 			spin_unlock_irqrestore(&fake_recv_lock, flags);
 			srpt_core_recv_done(ch->core, r->core, SRPT_WC_WR_FLUSH_ERR, 0, local_clock());
 		}
-	} else {
-		ch->dev->srq_qps--;
 	}
-	contract_done(ch, SRPT_CONTRACT_DESTROY_QP);
+	spin_lock_irqsave(&ch->lock, flags);
+	srpt_contract_qp_destroyed(&ch->contract, &ch->dev->contract);
+	spin_unlock_irqrestore(&ch->lock, flags);
 }
 
 void srpt_os_channel_free(struct srpt_os_channel *ch)
@@ -511,8 +612,6 @@ void srpt_os_channel_free(struct srpt_os_channel *ch)
 	if (!record(ch, FAKE_FREE))
 		return;
 	contract_check(ch, SRPT_CONTRACT_FREE);
-	if (!list_empty(&ch->cmds))
-		violation("free with %u send contexts left", ch->cmds_allocated);
 	contract_done(ch, SRPT_CONTRACT_FREE);
 }
 
@@ -521,8 +620,11 @@ void srpt_os_channel_free(struct srpt_os_channel *ch)
 struct srpt_os_recv *srpt_os_recv_alloc(struct srpt_os_device *dev, struct srpt_recv *core,
 					u32 size, u32 align_offset, void **iu)
 {
-	struct srpt_os_recv *r = kzalloc(sizeof(*r), GFP_KERNEL);
+	struct srpt_os_recv *r;
 
+	fake_might_sleep(__func__);
+	fake_breach(__func__, srpt_contract_recv_alloc(align_offset));
+	r = kzalloc(sizeof(*r), GFP_KERNEL);
 	if (!r)
 		return NULL;
 	/* kmalloc() aligns these sizes (512 and up) to at least 512 bytes. */
@@ -559,15 +661,14 @@ void srpt_os_recv_free(struct srpt_os_recv *r)
 	unsigned long flags;
 	bool posted;
 
+	fake_might_sleep(__func__);
 	if (!r)
 		return;
 	spin_lock_irqsave(&fake_recv_lock, flags);
 	posted = !list_empty(&r->post_node);
 	list_del_init(&r->post_node);
 	spin_unlock_irqrestore(&fake_recv_lock, flags);
-	/* The HCA could still write into it. */
-	if (posted)
-		violation("freeing a receive buffer posted on a live queue");
+	fake_breach(__func__, srpt_contract_recv_free(posted));
 	kfree(r->buf);
 	kfree(r);
 	atomic_dec(&fake_recvs_live);
@@ -580,32 +681,29 @@ int srpt_os_recv_post(struct srpt_os_device *dev, struct srpt_os_channel *ch,
 	unsigned long flags;
 	bool twice, full;
 
+	fake_might_sleep(__func__);
 	if (ch) {
 		if (!record(ch, FAKE_RECV_POST))
 			return -EINVAL;
 		if (ch->recv_post_err)
 			return ch->recv_post_err;
-		contract_check(ch, SRPT_CONTRACT_RECV_POST);
-		if (!ch->contract.qp || ch->qp.use_srq) {
-			violation("posting a receive buffer on a channel without a receive queue");
+		if (contract_check(ch, SRPT_CONTRACT_RECV_POST))
 			return -EINVAL;
-		}
 		queue = &ch->rq;
 	} else {
-		if (!dev->srq) {
-			violation("posting a receive buffer without an SRQ");
-			return -EINVAL;
-		}
 		queue = &dev->srq_posted;
 	}
-	if (r->dev != dev)
-		violation("posting a receive buffer of another device");
 	spin_lock_irqsave(&fake_recv_lock, flags);
 	twice = !list_empty(&r->post_node);
+	spin_unlock_irqrestore(&fake_recv_lock, flags);
+	if (fake_breach(__func__, srpt_contract_recv_post(&dev->contract, twice, r->dev == dev, !ch)) &&
+	    (twice || (!ch && !dev->srq)))
+		return -EINVAL;
+	spin_lock_irqsave(&fake_recv_lock, flags);
 	/* A full queue refuses the post, as a real HCA does. */
-	full = !twice && (ch ? srpt_qp_model_post_recv(&ch->qpm) :
-		dev->srq_posts_live >= srpt_qp_model_slots(dev->srq_size, 0));
-	if (!twice && !full) {
+	full = ch ? srpt_qp_model_post_recv(&ch->qpm) :
+		dev->srq_posts_live >= srpt_qp_model_slots(dev->srq_size, 0);
+	if (!full) {
 		list_add_tail(&r->post_node, queue);
 		r->posts++;
 		if (!ch) {
@@ -614,10 +712,6 @@ int srpt_os_recv_post(struct srpt_os_device *dev, struct srpt_os_channel *ch,
 		}
 	}
 	spin_unlock_irqrestore(&fake_recv_lock, flags);
-	if (twice) {
-		violation("receive buffer %p posted twice", r);
-		return -EINVAL;
-	}
 	if (full)
 		return -ENOMEM;
 	if (ch)
@@ -662,15 +756,16 @@ unsigned int fake_recv_posted(struct srpt_os_device *dev, struct srpt_os_channel
 
 int srpt_os_srq_create(struct srpt_os_device *dev, u32 size)
 {
+	fake_might_sleep(__func__);
 	dev->srq_create_calls++;
-	if (dev->srq) {
-		violation("srq_create while an SRQ exists");
+	if (fake_breach(__func__, srpt_contract_dev_check(&dev->contract)) ||
+	    fake_breach(__func__, srpt_contract_srq_create(&dev->contract)))
 		return -EEXIST;
-	}
 	if (dev->srq_create_err)
 		return dev->srq_create_err;
 	INIT_LIST_HEAD(&dev->srq_posted);
 	dev->srq_size = size;
+	dev->contract.srq = 1;
 	dev->srq = true;
 	return 0;
 }
@@ -681,13 +776,12 @@ void srpt_os_srq_destroy(struct srpt_os_device *dev)
 	struct srpt_os_recv *r, *tmp;
 	unsigned long flags;
 
+	fake_might_sleep(__func__);
 	dev->srq_destroy_calls++;
-	if (!dev->srq) {
-		violation("srq_destroy without an SRQ");
+	fake_breach(__func__, srpt_contract_dev_check(&dev->contract));
+	if (fake_breach(__func__, srpt_contract_srq_destroy(&dev->contract)) && !dev->srq)
 		return;
-	}
-	if (dev->srq_qps)
-		violation("srq_destroy with %u queue pairs attached", dev->srq_qps);
+	dev->contract.srq = 0;
 	spin_lock_irqsave(&fake_recv_lock, flags);
 	list_for_each_entry_safe(r, tmp, &dev->srq_posted, post_node)
 		list_del_init(&r->post_node);
@@ -704,6 +798,8 @@ struct srpt_os_cmd *srpt_os_cmd_alloc(struct srpt_os_channel *ch, struct srpt_cm
 	struct srpt_os_cmd *cmd;
 	unsigned long flags;
 
+	fake_might_sleep(__func__);
+	fake_breach(__func__, srpt_contract_check(&ch->contract, SRPT_CONTRACT_ANY));
 	if (rsp_size > FAKE_RSP_MAX)
 		violation("response buffer of %u bytes", rsp_size);
 	cmd = kzalloc(sizeof(*cmd), GFP_KERNEL);
@@ -719,7 +815,7 @@ struct srpt_os_cmd *srpt_os_cmd_alloc(struct srpt_os_channel *ch, struct srpt_cm
 	cmd->rsp_size = rsp_size;
 	spin_lock_irqsave(&ch->lock, flags);
 	list_add_tail(&cmd->node, &ch->cmds);
-	ch->cmds_allocated++;
+	ch->contract.cmds++;
 	spin_unlock_irqrestore(&ch->lock, flags);
 	atomic_inc(&fake_cmds_live);
 	*rsp_buf = cmd->rsp_buf;
@@ -732,14 +828,16 @@ void srpt_os_cmd_free(struct srpt_os_cmd *cmd)
 	struct srpt_os_channel *ch;
 	unsigned long flags;
 
+	fake_might_sleep(__func__);
 	if (!cmd)
 		return;
 	ch = cmd->ch;
-	if (fake_freed(ch) || ch->gone)
-		violation("cmd_free after the channel was freed");
+	fake_breach(__func__, srpt_contract_check(&ch->contract, SRPT_CONTRACT_ANY));
+	if (ch->gone)
+		violation("%s after the core rejected the login of the channel", __func__);
 	spin_lock_irqsave(&ch->lock, flags);
 	list_del(&cmd->node);
-	ch->cmds_allocated--;
+	ch->contract.cmds--;
 	if (ch->last_cmd == cmd)
 		ch->last_cmd = NULL;
 	if (ch->sent_cmd == cmd)
@@ -755,13 +853,16 @@ int srpt_os_cmd_init(struct srpt_os_cmd *cmd, u64 tag, u64 lun, u32 data_len,
 {
 	if (!cmd_record(cmd, FAKE_CMD_INIT))
 		return -EINVAL;
+	fake_breach(__func__, srpt_contract_cmd_init(cmd_wrs(cmd, NULL)));
 	cmd->info.tag = tag;
 	cmd->info.lun = lun;
 	cmd->info.data_len = data_len;
 	cmd->info.dir = dir;
 	cmd->info.task_attr = task_attr;
-	cmd->bufs_final = true;
-	return cmd->ch->cmd_init_err;
+	if (cmd->ch->cmd_init_err)
+		return cmd->ch->cmd_init_err;
+	srpt_contract_cmd_init_done(&cmd->contract);
+	return 0;
 }
 
 void srpt_os_cmd_map_imm(struct srpt_os_cmd *cmd, void *data, u32 len)
@@ -772,10 +873,9 @@ void srpt_os_cmd_map_imm(struct srpt_os_cmd *cmd, void *data, u32 len)
 	cmd->imm_len = len;
 }
 
-/* No buffer added, mapped, posted or sent. */
+/* No buffer mapped, posted or sent. */
 static void fake_cmd_rdma_reset(struct srpt_os_cmd *cmd)
 {
-	cmd->rdma_added = 0;
 	cmd->mapped = 0;
 	cmd->posted = 0;
 	cmd->kept = false;
@@ -786,46 +886,40 @@ static void fake_cmd_rdma_reset(struct srpt_os_cmd *cmd)
 int srpt_os_cmd_buf_add(struct srpt_os_cmd *cmd, u32 count, enum srpt_data_dir dir, u64 va,
 			u32 rkey, u32 len)
 {
+	struct srpt_contract_cmd *c = &cmd->contract;
+	int ret = 0;
+
 	if (!cmd_record(cmd, FAKE_CMD_BUF_ADD))
 		return -EINVAL;
-	if (cmd->bufs_final)
-		violation("buf_add after init, before release_data");
-	if (!cmd->rdma_prepared) {
-		cmd->rdma_prepared = true;
-		cmd->rdma_dir = dir;
-		cmd->rdma_count = count;
-		fake_cmd_rdma_reset(cmd);
-	} else if (count != cmd->rdma_count || dir != cmd->rdma_dir) {
-		violation("buf_add of %u buffers, direction %d, after %u, direction %d", count, dir,
-			  cmd->rdma_count, cmd->rdma_dir);
-	}
-	if (cmd->rdma_added >= cmd->rdma_count) {
-		violation("buf_add beyond the %u buffers", cmd->rdma_count);
+	if (fake_breach(__func__, srpt_contract_buf_add(c, count, dir, len)) && c->added >= count)
 		return -EINVAL;
-	}
-	if (cmd->rdma_added < FAKE_MAX_RDMA)
-		cmd->rdma[cmd->rdma_added] = (struct fake_rdma_buf){ va, rkey, len };
-	cmd->rdma_added++;
+	if (!c->added)
+		fake_cmd_rdma_reset(cmd);
+	if (c->added < FAKE_MAX_RDMA)
+		cmd->rdma[c->added] = (struct fake_rdma_buf){ va, rkey, len };
 	if (cmd->ch->buf_kept && count == 1 && dir == SRPT_DATA_IN && len <= PAGE_SIZE) {
 		cmd->kept = true;
-		return SRPT_BUF_KEPT;
+		ret = SRPT_BUF_KEPT;
 	}
-	return 0;
+	srpt_contract_buf_add_done(c, count, dir, ret);
+	return ret;
 }
 
 int srpt_os_cmd_rdma_map(struct srpt_os_cmd *cmd, u32 buf, u32 off, u32 len)
 {
+	bool known = buf < FAKE_MAX_RDMA;
+
 	if (!cmd_record(cmd, FAKE_CMD_RDMA_MAP))
 		return -EINVAL;
-	if (buf >= min_t(u32, cmd->rdma_added, FAKE_MAX_RDMA) || (cmd->mapped & BIT(buf)) ||
-	    cmd->kept) {
-		violation("rdma_map of buffer %u (%u added, mapped %#x, kept %d)", buf,
-			  cmd->rdma_added, cmd->mapped, cmd->kept);
+	if (fake_breach(__func__, srpt_contract_rdma_map(&cmd->contract, buf, off, len,
+							 known ? cmd->rdma[buf].len : 0,
+							 known && (cmd->mapped & BIT(buf)))) &&
+	    (!known || buf >= cmd->contract.added || (cmd->mapped & BIT(buf)) || cmd->kept))
+		return -EINVAL;
+	if (!known) {
+		violation("rdma_map of buffer %u: the double holds %d", buf, FAKE_MAX_RDMA);
 		return -EINVAL;
 	}
-	if (off % SRPT_RDMA_PIECE_ALIGN || !len || off + len > cmd->rdma[buf].len)
-		violation("rdma_map of bytes %u+%u of a %u-byte buffer", off, len,
-			  cmd->rdma[buf].len);
 	if (cmd->ch->rdma_map_err)
 		return cmd->ch->rdma_map_err;
 	cmd->mapped |= BIT(buf);
@@ -836,12 +930,17 @@ int srpt_os_cmd_rdma_map(struct srpt_os_cmd *cmd, u32 buf, u32 off, u32 len)
 
 void srpt_os_cmd_rdma_unmap(struct srpt_os_cmd *cmd, u32 buf)
 {
+	struct srpt_contract_wrs w;
+
 	if (!cmd_record(cmd, FAKE_CMD_RDMA_UNMAP))
 		return;
+	w = cmd_wrs(cmd, NULL);
+	fake_breach(__func__, srpt_contract_rdma_unmap(&cmd->contract, buf,
+						       buf < FAKE_MAX_RDMA &&
+						       (cmd->posted & BIT(buf)) &&
+						       (w.rdma || w.sends)));
 	if (buf >= FAKE_MAX_RDMA)
 		return;
-	if (cmd->kept)
-		violation("rdma_unmap of a kept buffer");
 	/* Mapped and never posted: its WRs will not go. */
 	if ((cmd->mapped & ~cmd->posted) & BIT(buf))
 		cmd->map_wrs -= min(cmd->map_wrs,
@@ -852,12 +951,13 @@ void srpt_os_cmd_rdma_unmap(struct srpt_os_cmd *cmd, u32 buf)
 
 void srpt_os_cmd_release_data(struct srpt_os_cmd *cmd)
 {
+	struct srpt_contract_wrs w;
+
 	if (!cmd_record(cmd, FAKE_CMD_RELEASE_DATA))
 		return;
-	/* Idempotent. */
-	cmd->bufs_final = false;
-	cmd->rdma_prepared = false;
-	cmd->rdma_count = 0;
+	w = cmd_wrs(cmd, NULL);
+	fake_breach(__func__, srpt_contract_release_data(cmd->posted && (w.rdma || w.sends)));
+	srpt_contract_release_data_done(&cmd->contract);
 	fake_cmd_rdma_reset(cmd);
 	cmd->imm_data = NULL;
 	cmd->imm_len = 0;
@@ -867,8 +967,7 @@ void srpt_os_cmd_submit(struct srpt_os_cmd *cmd, const u8 *cdb)
 {
 	if (!cmd_record(cmd, FAKE_CMD_SUBMIT))
 		return;
-	if (!cmd->calls[FAKE_CMD_INIT])
-		violation("submit without init");
+	fake_breach(__func__, srpt_contract_submit(&cmd->contract, posted_at(cmd->ch, cdb)));
 	memcpy(cmd->cdb, cdb, sizeof(cmd->cdb));
 	if (cmd->ch->on_submit)
 		cmd->ch->on_submit(cmd);
@@ -876,7 +975,8 @@ void srpt_os_cmd_submit(struct srpt_os_cmd *cmd, const u8 *cdb)
 
 void srpt_os_cmd_abort(struct srpt_os_cmd *cmd, enum srpt_write_failure why)
 {
-	cmd_record(cmd, FAKE_CMD_ABORT);
+	if (cmd_record(cmd, FAKE_CMD_ABORT))
+		fake_breach(__func__, srpt_contract_abort(cmd_wrs(cmd, NULL)));
 }
 
 int srpt_os_cmd_submit_tmr(struct srpt_os_cmd *cmd, u64 lun, enum srpt_tmf fn,
@@ -884,16 +984,22 @@ int srpt_os_cmd_submit_tmr(struct srpt_os_cmd *cmd, u64 lun, enum srpt_tmf fn,
 {
 	if (!cmd_record(cmd, FAKE_CMD_SUBMIT_TMR))
 		return -EINVAL;
+	fake_breach(__func__, srpt_contract_submit_tmr(cmd_wrs(cmd, NULL)));
 	cmd->tmr_lun = lun;
 	cmd->tmr_fn = fn;
 	cmd->tmr_task_tag = task_tag;
 	cmd->tmr_tag = tag;
-	return cmd->ch->submit_tmr_err;
+	if (cmd->ch->submit_tmr_err)
+		return cmd->ch->submit_tmr_err;
+	srpt_contract_submit_tmr_done(&cmd->contract);
+	return 0;
 }
 
 void srpt_os_cmd_execute(struct srpt_os_cmd *cmd)
 {
-	cmd_record(cmd, FAKE_CMD_EXECUTE);
+	if (cmd_record(cmd, FAKE_CMD_EXECUTE))
+		fake_breach(__func__, srpt_contract_execute(cmd_wrs(cmd, NULL), cmd->mapped != 0,
+							    posted_at(cmd->ch, cmd->imm_data)));
 }
 
 int srpt_os_cmd_post(struct srpt_os_cmd *cmd, u32 rsp_len, u32 kept_len, u32 mapped)
@@ -902,26 +1008,36 @@ int srpt_os_cmd_post(struct srpt_os_cmd *cmd, u32 rsp_len, u32 kept_len, u32 map
 	u32 now = cmd->mapped & ~cmd->posted;
 	/* The mapped buffers' WRs, the kept buffer's one, the response's. */
 	unsigned int wrs = cmd->map_wrs + (kept_len ? 1 : 0) + (rsp_len ? 1 : 0);
+	struct srpt_contract_post_call call = {
+		.rsp_len = rsp_len,
+		.kept_len = kept_len,
+		.mapped = mapped,
+		.now = hweight32(now),
+		.kept_len_max = cmd->kept ? cmd->rdma[0].len : 0,
+		.kept_posted = cmd->kept && (cmd->posted & BIT(0)),
+		.rsp_size = cmd->rsp_size,
+	};
+	struct srpt_contract_wrs w;
+	unsigned int cmds_wrs;
 	unsigned long flags;
 	int ret;
 
 	if (!cmd_record(cmd, rsp_len ? FAKE_CMD_POST_RESPONSE : FAKE_CMD_POST_RDMA))
 		return -EINVAL;
-	if (mapped != hweight32(now))
-		violation("a post of %u mapped buffers where %u are", mapped, hweight32(now));
+	if (contract_check(ch, SRPT_CONTRACT_CMD_POST))
+		return -EINVAL;
+	w = cmd_wrs(cmd, &cmds_wrs);
+	if (fake_breach(__func__, srpt_contract_post(&cmd->contract, &call, w)) &&
+	    ((kept_len && (!cmd->kept || call.kept_posted || kept_len > call.kept_len_max)) ||
+	     rsp_len > cmd->rsp_size))
+		return -EINVAL;
+	fake_breach(__func__, srpt_contract_post_wrs(&ch->qp, (unsigned long long)cmds_wrs + wrs));
+	if (rsp_len)
+		fake_breach(__func__, srpt_contract_rsp(cmd->rsp_buf, rsp_len));
 	if (kept_len) {
-		if (!cmd->kept || (cmd->posted & BIT(0)) || kept_len > cmd->rdma[0].len) {
-			violation("a post of %u bytes of a buffer that is not kept, or posted",
-				  kept_len);
-			return -EINVAL;
-		}
 		now |= BIT(0);
 		cmd->sent_bytes += kept_len;
 	}
-	if (!now && !rsp_len)
-		violation("a post of nothing");
-	if (now && rsp_len && cmd->rdma_dir != SRPT_DATA_IN)
-		violation("write data transfers posted with a response");
 	if (!rsp_len) {
 		if (ch->post_rdma_err)
 			return ch->post_rdma_err;
@@ -932,8 +1048,8 @@ int srpt_os_cmd_post(struct srpt_os_cmd *cmd, u32 rsp_len, u32 kept_len, u32 map
 		}
 		return ret;
 	}
-	if (rsp_len > cmd->rsp_size || rsp_len > sizeof(ch->sent)) {
-		violation("a %u-byte response in a %u-byte buffer", rsp_len, cmd->rsp_size);
+	if (rsp_len > sizeof(ch->sent)) {
+		violation("a %u-byte response: the double holds %zu", rsp_len, sizeof(ch->sent));
 		return -EINVAL;
 	}
 	spin_lock_irqsave(&ch->lock, flags);
@@ -960,4 +1076,11 @@ void srpt_os_cmd_put(struct srpt_os_cmd *cmd)
 void srpt_os_cmd_done(struct srpt_os_cmd *cmd)
 {
 	cmd_record(cmd, FAKE_CMD_DONE);
+}
+
+int fake_lio_queue_response(struct srpt_os_cmd *cmd, struct srpt_cmd_status st, int with_data)
+{
+	if (with_data)
+		cmd->contract.data_in_ready = 1;
+	return srpt_core_queue_response(cmd->core, st, with_data);
 }

@@ -24,12 +24,15 @@
  *    error, in the calling thread, before it returns.
  *
  * Misuse that the kernel would punish (a callout after the channel was
- * freed or its login rejected, a breach of the channel contract the host
- * double enforces too (tests/doubles/channel_contract.h: teardown out of
- * order, accept without a QP or session), posting a receive buffer
- * twice, freeing a posted one) is a violation: it WARNs, which
- * fails scripts/kunit, and counts in fake_violations(), which the suites
- * check after every case.
+ * freed or its login rejected, a breach of the contract of abi.h the host
+ * double enforces too (tests/doubles/contract.h: teardown out of order,
+ * accept without a QP or session, posting a receive buffer twice, freeing
+ * a posted one, buf_add after init, a sleeping call in atomic context,
+ * ...) is a violation: it WARNs, which fails scripts/kunit, and counts in
+ * fake_violations(), which the suites check after every case. A case
+ * that provokes violations on purpose (the srpt_double suite) says so
+ * with fake_expect_violations(): they count and the last is kept, without
+ * a WARN.
  */
 #ifndef SRPT_KUNIT_FAKE_DATAPATH_H
 #define SRPT_KUNIT_FAKE_DATAPATH_H
@@ -42,7 +45,7 @@
 
 #include <srpt/abi.h>
 
-#include "../tests/doubles/channel_contract.h"
+#include "../tests/doubles/contract.h"
 #include "../tests/doubles/qp_model.h"
 
 #define FAKE_MAX_ACLS 4
@@ -144,7 +147,10 @@ struct srpt_os_channel {
 	struct srpt_channel *core;	/* from create_qp */
 	struct srpt_qp_params qp;	/* of the last create_qp */
 	struct srpt_qp_model qpm;	/* the QP the device made of it */
-	/* Where it stands in the contract both doubles enforce. */
+	/*
+	 * Where it stands in the contract both doubles enforce, its send
+	 * contexts counted; tf_login() sets what the initiator allows.
+	 */
 	struct srpt_contract contract;
 	bool qp_error;
 	bool gone;			/* the login was rejected: the shim freed it */
@@ -162,7 +168,6 @@ struct srpt_os_channel {
 	int sent_with_data;
 	struct srpt_os_cmd *sent_cmd;
 	struct srpt_os_cmd *last_cmd;	/* of the last command callout */
-	unsigned int cmds_allocated;
 	struct fake_wr sq[FAKE_SQ_DEPTH];
 	unsigned int sq_head;
 	unsigned int sq_len;
@@ -210,12 +215,9 @@ struct srpt_os_cmd {
 	u8 cdb[16];			/* submit */
 	void *imm_data;			/* map_imm */
 	u32 imm_len;
-	bool rdma_prepared;		/* the first buf_add, until release_data */
-	bool bufs_final;		/* init, until release_data: no buf_add */
-	enum srpt_data_dir rdma_dir;
-	u32 rdma_count;
-	u32 rdma_added;			/* buf_add, stored up to FAKE_MAX_RDMA */
-	struct fake_rdma_buf rdma[FAKE_MAX_RDMA];
+	/* The contract both doubles enforce: buffers' count, direction, init ... */
+	struct srpt_contract_cmd contract;
+	struct fake_rdma_buf rdma[FAKE_MAX_RDMA];	/* buf_add, the first FAKE_MAX_RDMA */
 	u32 mapped;			/* bit n: buffer n mapped (rdma_map) */
 	u32 posted;			/* ... and posted (bit 0 of a kept buffer: posted once) */
 	bool kept;			/* buffer 0 is kept: buf_add said SRPT_BUF_KEPT */
@@ -254,11 +256,17 @@ struct srpt_os_recv *fake_recv_take(struct srpt_os_device *dev, struct srpt_os_c
 unsigned int fake_recv_posted(struct srpt_os_device *dev, struct srpt_os_channel *ch);
 bool fake_recv_is_posted(struct srpt_os_recv *r);
 
+/* LIO's queue_data_in (@with_data) or queue_status: from now on the read data may be mapped. */
+int fake_lio_queue_response(struct srpt_os_cmd *cmd, struct srpt_cmd_status st, int with_data);
+
 /* Allocations of the double still live, and violations since the last reset. */
 int fake_live_recvs(void);
 int fake_live_cmds(void);
 int fake_violations(void);
 void fake_reset_violations(void);
+/* Violations provoked on purpose from now (@expect) on: no WARN; the last one's text. */
+void fake_expect_violations(bool expect);
+const char *fake_last_violation(void);
 
 /* The contract's state, for the suites. */
 static inline bool fake_qp_created(const struct srpt_os_channel *ch)

@@ -14,6 +14,8 @@
 
 #include <srpt/abi.h>
 
+#include "../tests/doubles/contract.h"
+
 #define FAKE_IB_MAX_PORTS 2
 
 struct fake_ib_port {
@@ -38,6 +40,8 @@ struct srpt_os_device {
 	struct srpt_device_info info;
 	unsigned int events_start_calls;
 	unsigned int events_stop_calls;
+	/* Where it stands in the contract both doubles enforce (tests/doubles/contract.h). */
+	struct srpt_contract_dev contract;
 	bool events;			/* between start and stop */
 	bool ib_cm_listening;
 	u64 ib_cm_service_id;		/* while listening */
@@ -49,10 +53,23 @@ struct srpt_os_device {
 	unsigned int srq_posts;
 	bool srq;			/* between create and destroy */
 	u32 srq_size;
-	unsigned int srq_qps;		/* channel QPs attached to it */
 	struct list_head srq_posted;	/* buffers posted on it, oldest first */
 	unsigned int srq_posts_live;	/* ... how many */
 };
+
+/* srpt_core_device_add() of @os with @info, which the double's checks use. */
+int fake_ib_device_add(struct srpt_os_device *os, const struct srpt_device_info *info,
+		       struct srpt_device **out);
+/* srpt_core_device_remove(): any later call with @os is a violation. */
+void fake_ib_device_remove(struct srpt_os_device *os, struct srpt_device *dev);
+
+/*
+ * fake_datapath.c's: a breach of the contract (@why non-NULL) by the call
+ * @fn is a violation (true); the call @fn may sleep: a violation in atomic
+ * context.
+ */
+bool fake_breach(const char *fn, const char *why);
+void fake_might_sleep(const char *fn);
 
 /* An InfiniBand port, ACTIVE, with the GID @prefix:@guid. */
 void fake_ib_port_init(struct fake_ib_port *p, u64 prefix, u64 guid);

@@ -43,7 +43,7 @@ static void expect_accept_calls(struct kunit *test, struct srpt_os_channel *ch, 
 	for (i = 0; i < sessions; i++)
 		KUNIT_EXPECT_EQ(test, ch->log[depth + 1 + i], FAKE_OPEN_SESSION);
 	KUNIT_EXPECT_EQ(test, ch->log[depth + 1 + sessions], FAKE_ACCEPT);
-	KUNIT_EXPECT_EQ(test, ch->cmds_allocated, depth);
+	KUNIT_EXPECT_EQ(test, ch->contract.cmds, depth);
 }
 
 /* SRP_LOGIN_RSP, byte by byte (SRP r16a, 6.3). */

@@ -82,7 +82,7 @@ void tf_setup(struct kunit *test, enum srpt_port_id_kind kind, u32 max_qp_wr,
 		f->os_tpg.acls[i] = acls[i];
 	}
 	f->os.info = info;
-	KUNIT_ASSERT_EQ(test, srpt_core_device_add(&f->os, &info, &f->dev), 0);
+	KUNIT_ASSERT_EQ(test, fake_ib_device_add(&f->os, &info, &f->dev), 0);
 	/* The first device of the run named the target; the logins use it. */
 	KUNIT_ASSERT_EQ(test, param(test, SRPT_PARAM_SERVICE_GUID), TF_NODE_GUID);
 	r = srpt_lookup_port(name);
@@ -165,7 +165,13 @@ int tf_login(struct kunit *test, struct srpt_os_channel *ch, const struct tf_log
 		WARN_ON(!in4_pton(TF_RDMA_PEER, -1, info.peer_addr, -1, NULL));
 	}
 	ch->cm = l->cm;
+	/* What the shim's CM handler tells the contract: its request, and that it runs. */
+	ch->contract.peer_initiator_depth = info.initiator_depth;
+	ch->contract.peer_responder_resources = info.responder_resources;
+	ch->contract.in_cm_handler = 1;
 	ret = srpt_core_login(f->dev, 1, ch, &info, &core);
+	ch->contract.in_cm_handler = 0;
+	fake_breach("srpt_core_login", srpt_contract_login(&ch->contract, ret));
 	if (ret) {
 		/* The shim frees the channel and the CM destroys the id. */
 		fake_channel_rejected(ch);
@@ -333,7 +339,7 @@ void tf_exit(struct kunit *test)
 	if (f->port)
 		srpt_port_put_ref(f->port);
 	if (f->dev)
-		srpt_core_device_remove(f->dev);
+		fake_ib_device_remove(&f->os, f->dev);
 	flush_workqueue(srpt_wq);
 	for (i = 0; i < f->n_chans; i++)
 		fake_channel_quiesce(f->chans[i]);

@@ -4,9 +4,11 @@
  * QP, LIO session), receive buffers and the SRQ, and commands (send
  * contexts). Each function records its call and the state a test can
  * check, accepts an injected failure (fake::fail_call), and reports
- * misuse the kernel would punish as a violation: use after the core freed
- * an object, teardown out of the documented order, posting a buffer
- * twice, sleeping in atomic context.
+ * misuse the kernel would punish as a violation: a breach of the
+ * contract KUnit's double enforces too (tests/doubles/contract.h: use
+ * after the core freed an object, teardown out of the documented order,
+ * posting a buffer twice, sleeping in atomic context, ...), and what only
+ * this double models (the initiator's credits, the CQ, LIO's buffers).
  */
 #include "fake_internal.h"
 #include "srp_iu.h"
@@ -26,16 +28,42 @@ srpt_os_channel *check_channel_locked(srpt_os_channel *ch, const char *fn)
 		violation_locked(strf("%s with an unknown channel %p", fn, static_cast<void *>(ch)));
 		return nullptr;
 	}
-	if (ch->freed())
-		violation_locked(strf("%s on a channel after srpt_os_channel_free()", fn));
+	breach_locked(fn, srpt_contract_check(&ch->contract, SRPT_CONTRACT_ANY));
 	return ch;
 }
 
 /* A breach of the channel contract both doubles share is a violation. */
 void contract_check_locked(srpt_os_channel *ch, srpt_contract_call call, const char *fn)
 {
-	if (const char *why = srpt_contract_check(&ch->contract, call))
-		violation_locked(strf("%s: %s", fn, why));
+	breach_locked(fn, srpt_contract_check(&ch->contract, call));
+}
+
+/* The device's contract, or (for a channel a test made without one) a fresh one. */
+srpt_contract_dev &dev_contract(srpt_os_channel *ch)
+{
+	static srpt_contract_dev none;
+
+	if (ch->dev)
+		return ch->dev->contract;
+	none = srpt_contract_dev{};
+	return none;
+}
+
+/* The send context's work requests outstanding. */
+srpt_contract_wrs wrs_of(const srpt_os_cmd *c)
+{
+	return {static_cast<unsigned>(c->rdma_pending), static_cast<unsigned>(c->sends_pending)};
+}
+
+/* Whether a transfer of the command's buffers is posted and not completed. */
+bool transfer_outstanding(const srpt_os_cmd *c)
+{
+	if (!c->rdma_pending && !c->sends_pending)
+		return false;
+	for (const srpt_os_cmd::Rdma &b : c->rdma)
+		if (b.posted)
+			return true;
+	return false;
 }
 
 srpt_os_recv *check_recv_locked(srpt_os_recv *r, const char *fn)
@@ -55,6 +83,8 @@ srpt_os_cmd *check_cmd_locked(srpt_os_cmd *c, const char *fn)
 				      static_cast<void *>(c)));
 		return nullptr;
 	}
+	if (S().channels.count(c->ch))
+		breach_locked(fn, srpt_contract_check(&c->ch->contract, SRPT_CONTRACT_ANY));
 	return c;
 }
 
@@ -94,7 +124,7 @@ srpt_wc_status wc_status_locked(bool ok)
 
 extern "C" int srpt_os_ib_cm_listen(struct srpt_os_device *os, srpt_u64 service_id)
 {
-	might_sleep("srpt_os_ib_cm_listen");
+	might_sleep_call(__func__);
 	std::lock_guard<std::mutex> g(g_mu);
 	if (!check_device_locked(os, "srpt_os_ib_cm_listen"))
 		return -EINVAL;
@@ -102,8 +132,8 @@ extern "C" int srpt_os_ib_cm_listen(struct srpt_os_device *os, srpt_u64 service_
 			  static_cast<unsigned long long>(service_id)));
 	if (const int err = count_call_locked("srpt_os_ib_cm_listen"))
 		return err;
-	if (os->ib_cm_listening)
-		violation_locked("srpt_os_ib_cm_listen on " + os->name + " while listening");
+	breach_locked(__func__, srpt_contract_ib_cm_listen(&os->contract));
+	os->contract.ib_cm_listening = 1;
 	os->ib_cm_listening = true;
 	os->ib_cm_service_id = service_id;
 	return 0;
@@ -111,12 +141,13 @@ extern "C" int srpt_os_ib_cm_listen(struct srpt_os_device *os, srpt_u64 service_
 
 extern "C" void srpt_os_ib_cm_stop(struct srpt_os_device *os)
 {
-	might_sleep("srpt_os_ib_cm_stop");
+	might_sleep_call(__func__);
 	std::lock_guard<std::mutex> g(g_mu);
 	if (!check_device_locked(os, "srpt_os_ib_cm_stop"))
 		return;
 	trace_locked("ib_cm_stop " + os->name);
 	count_call_locked("srpt_os_ib_cm_stop");
+	os->contract.ib_cm_listening = 0;
 	os->ib_cm_listening = false;
 }
 
@@ -125,7 +156,7 @@ extern "C" void srpt_os_ib_cm_stop(struct srpt_os_device *os)
 extern "C" int srpt_os_channel_create_qp(struct srpt_os_channel *os, struct srpt_channel *core,
 					 const struct srpt_qp_params *p)
 {
-	might_sleep("srpt_os_channel_create_qp");
+	might_sleep_call(__func__);
 	std::lock_guard<std::mutex> g(g_mu);
 	if (!check_channel_locked(os, "srpt_os_channel_create_qp"))
 		return -EINVAL;
@@ -133,33 +164,21 @@ extern "C" int srpt_os_channel_create_qp(struct srpt_os_channel *os, struct srpt
 	os->qp_attempts.push_back(*p);
 	if (const int err = count_call_locked("srpt_os_channel_create_qp"))
 		return err;
-	contract_check_locked(os, SRPT_CONTRACT_CREATE_QP, "srpt_os_channel_create_qp");
-	if (!core)
-		violation_locked("srpt_os_channel_create_qp without the core's channel");
-	if (p->use_srq && os->dev && !os->dev->srq)
-		violation_locked("srpt_os_channel_create_qp with use_srq on a device without an SRQ");
-	if (p->max_rdma_ctxs > p->max_send_wr)
-		violation_locked("srpt_os_channel_create_qp: more send WRs for commands than in all");
+	contract_check_locked(os, SRPT_CONTRACT_CREATE_QP, __func__);
+	breach_locked(__func__, srpt_contract_qp_params(&os->contract, &dev_contract(os), core, p));
 	if (os->dev && srpt_qp_model_create(&os->qpm, p, &os->dev->info, S().config.rdma_extra_wrs != 0,
 					    S().config.softroce_queues))
 		return -EINVAL;
-	/* More RDMA READs than the initiator's request allows break the connection. */
-	if (p->initiator_depth > os->peer_initiator_depth ||
-	    p->responder_resources > os->peer_responder_resources)
-		violation_locked(strf("srpt_os_channel_create_qp: RDMA READ depth %u/%u beyond the "
-				      "initiator's %u/%u",
-				      p->initiator_depth, p->responder_resources,
-				      os->peer_initiator_depth, os->peer_responder_resources));
 	os->core = core;
 	os->qp = *p;
-	srpt_contract_done(&os->contract, SRPT_CONTRACT_CREATE_QP);
+	srpt_contract_qp_created(&os->contract, &dev_contract(os), p);
 	return 0;
 }
 
 extern "C" int srpt_os_channel_open_session(struct srpt_os_channel *os, struct srpt_os_tpg *tpg,
 					    const char *initiator)
 {
-	might_sleep("srpt_os_channel_open_session");
+	might_sleep_call(__func__);
 	std::function<int(srpt_os_tpg *, const std::string &)> acl;
 	{
 		std::lock_guard<std::mutex> g(g_mu);
@@ -170,8 +189,7 @@ extern "C" int srpt_os_channel_open_session(struct srpt_os_channel *os, struct s
 		if (const int err = count_call_locked("srpt_os_channel_open_session"))
 			return err;
 		contract_check_locked(os, SRPT_CONTRACT_OPEN_SESSION, "srpt_os_channel_open_session");
-		if (!tpg || !initiator)
-			violation_locked("srpt_os_channel_open_session without a TPG or initiator");
+		breach_locked(__func__, srpt_contract_open_session(tpg, initiator));
 		acl = os->acl;
 	}
 	if (acl && initiator) {
@@ -187,7 +205,7 @@ extern "C" int srpt_os_channel_open_session(struct srpt_os_channel *os, struct s
 
 extern "C" int srpt_os_channel_accept(struct srpt_os_channel *os, const void *rsp, srpt_size_t len)
 {
-	might_sleep("srpt_os_channel_accept");
+	might_sleep_call(__func__);
 	std::lock_guard<std::mutex> g(g_mu);
 	if (!check_channel_locked(os, "srpt_os_channel_accept"))
 		return -EINVAL;
@@ -206,7 +224,7 @@ extern "C" int srpt_os_channel_accept(struct srpt_os_channel *os, const void *rs
 
 extern "C" void srpt_os_cm_reject(struct srpt_os_channel *os, const void *rej, srpt_size_t len)
 {
-	might_sleep("srpt_os_cm_reject");
+	might_sleep_call(__func__);
 	std::lock_guard<std::mutex> g(g_mu);
 	if (!check_channel_locked(os, "srpt_os_cm_reject"))
 		return;
@@ -221,6 +239,7 @@ extern "C" void srpt_os_cm_reject(struct srpt_os_channel *os, const void *rej, s
 
 extern "C" int srpt_os_channel_ready(struct srpt_os_channel *os)
 {
+	might_sleep_call(__func__);
 	std::lock_guard<std::mutex> g(g_mu);
 	if (!check_channel_locked(os, "srpt_os_channel_ready"))
 		return -EINVAL;
@@ -231,6 +250,7 @@ extern "C" int srpt_os_channel_ready(struct srpt_os_channel *os)
 
 extern "C" void srpt_os_channel_notify_established(struct srpt_os_channel *os)
 {
+	might_sleep_call(__func__);
 	std::lock_guard<std::mutex> g(g_mu);
 	if (!check_channel_locked(os, "srpt_os_channel_notify_established"))
 		return;
@@ -241,6 +261,7 @@ extern "C" void srpt_os_channel_notify_established(struct srpt_os_channel *os)
 
 extern "C" int srpt_os_channel_disconnect(struct srpt_os_channel *os, enum srpt_disconnect how)
 {
+	might_sleep_call(__func__);
 	std::lock_guard<std::mutex> g(g_mu);
 	if (!check_channel_locked(os, "srpt_os_channel_disconnect"))
 		return -EINVAL;
@@ -253,6 +274,7 @@ extern "C" int srpt_os_channel_disconnect(struct srpt_os_channel *os, enum srpt_
 
 extern "C" int srpt_os_channel_qp_error(struct srpt_os_channel *os)
 {
+	might_sleep_call(__func__);
 	std::lock_guard<std::mutex> g(g_mu);
 	if (!check_channel_locked(os, "srpt_os_channel_qp_error"))
 		return -EINVAL;
@@ -267,32 +289,33 @@ extern "C" int srpt_os_channel_qp_error(struct srpt_os_channel *os)
 
 extern "C" int srpt_os_channel_post_zero_write(struct srpt_os_channel *os)
 {
+	might_sleep_call(__func__);
 	std::lock_guard<std::mutex> g(g_mu);
 	if (!check_channel_locked(os, "srpt_os_channel_post_zero_write"))
 		return -EINVAL;
 	trace_locked("channel_post_zero_write");
 	os->zero_write_calls++;
+	contract_check_locked(os, SRPT_CONTRACT_ZERO_WRITE, __func__);
+	if (os->qp_live() &&
+	    breach_locked(__func__, srpt_contract_zero_write(&os->qp,
+							     static_cast<unsigned>(os->zero_writes_pending) + 1)))
+		violation_locked(strf("  (%d pending, %u send WRs, %u of them the commands')",
+				      os->zero_writes_pending, os->qp.max_send_wr, os->qp.max_rdma_ctxs));
 	if (const int err = count_call_locked("srpt_os_channel_post_zero_write"))
 		return err;
-	if (!os->qp_live()) {
-		contract_check_locked(os, SRPT_CONTRACT_ZERO_WRITE, "srpt_os_channel_post_zero_write");
+	if (!os->qp_live())
 		return -EINVAL;
-	}
 	if (!srpt_qp_model_send_fits(&os->qpm, 1))
 		return -ENOMEM;
 	srpt_qp_model_post_send(&os->qpm, 1, 1);
 	os->zero_writes_pending++;
 	check_cq_locked(os, "srpt_os_channel_post_zero_write");
-	/* Beyond the commands' share, with one left for ib_drain_qp(). */
-	if (os->qp.max_rdma_ctxs + os->zero_writes_pending + 1 > os->qp.max_send_wr)
-		violation_locked(strf("srpt_os_channel_post_zero_write: %d pending, no room in %u send WRs",
-				      os->zero_writes_pending, os->qp.max_send_wr));
 	return 0;
 }
 
 extern "C" void srpt_os_channel_close_session(struct srpt_os_channel *os)
 {
-	might_sleep("srpt_os_channel_close_session");
+	might_sleep_call(__func__);
 	std::lock_guard<std::mutex> g(g_mu);
 	if (!check_channel_locked(os, "srpt_os_channel_close_session"))
 		return;
@@ -305,24 +328,25 @@ extern "C" void srpt_os_channel_close_session(struct srpt_os_channel *os)
 
 extern "C" void srpt_os_channel_destroy_cm(struct srpt_os_channel *os)
 {
-	might_sleep("srpt_os_channel_destroy_cm");
+	might_sleep_call(__func__);
 	std::unique_lock<std::mutex> g(g_mu);
 	if (!check_channel_locked(os, "srpt_os_channel_destroy_cm"))
 		return;
 	trace_locked("channel_destroy_cm");
 	count_call_locked("srpt_os_channel_destroy_cm");
-	/* ib_destroy_cm_id()/rdma_destroy_id() wait for a running handler. */
-	if (os->in_cm_handler && os->cm_handler_thread == std::this_thread::get_id())
-		violation_locked("srpt_os_channel_destroy_cm from its own CM handler: deadlock");
-	else
-		g_cv.wait(g, [os] { return !os->in_cm_handler; });
-	contract_check_locked(os, SRPT_CONTRACT_DESTROY_CM, "srpt_os_channel_destroy_cm");
+	/*
+	 * ib_destroy_cm_id()/rdma_destroy_id() wait for a running handler;
+	 * from the handler's own thread the contract reports the deadlock.
+	 */
+	if (os->cm_handler_thread != std::this_thread::get_id())
+		g_cv.wait(g, [os] { return !os->contract.in_cm_handler; });
+	contract_check_locked(os, SRPT_CONTRACT_DESTROY_CM, __func__);
 	srpt_contract_done(&os->contract, SRPT_CONTRACT_DESTROY_CM);
 }
 
 extern "C" void srpt_os_channel_destroy_qp(struct srpt_os_channel *os)
 {
-	might_sleep("srpt_os_channel_destroy_qp");
+	might_sleep_call(__func__);
 	std::function<void()> hook;
 	{
 		std::lock_guard<std::mutex> g(g_mu);
@@ -353,24 +377,21 @@ extern "C" void srpt_os_channel_destroy_qp(struct srpt_os_channel *os)
 	std::lock_guard<std::mutex> g(g_mu);
 	trace_locked("channel_destroy_qp");
 	count_call_locked("srpt_os_channel_destroy_qp");
-	contract_check_locked(os, SRPT_CONTRACT_DESTROY_QP, "srpt_os_channel_destroy_qp");
-	srpt_contract_done(&os->contract, SRPT_CONTRACT_DESTROY_QP);
+	contract_check_locked(os, SRPT_CONTRACT_DESTROY_QP, __func__);
+	srpt_contract_qp_destroyed(&os->contract, &dev_contract(os));
 	os->zero_writes_pending = 0;
 	unpost_locked(os, nullptr);
 }
 
 extern "C" void srpt_os_channel_free(struct srpt_os_channel *os)
 {
-	might_sleep("srpt_os_channel_free");
+	might_sleep_call(__func__);
 	std::lock_guard<std::mutex> g(g_mu);
 	if (!check_channel_locked(os, "srpt_os_channel_free"))
 		return;
 	trace_locked("channel_free");
 	count_call_locked("srpt_os_channel_free");
-	contract_check_locked(os, SRPT_CONTRACT_FREE, "srpt_os_channel_free");
-	for (const srpt_os_cmd *c : S().cmds)
-		if (c->ch == os)
-			violation_locked("srpt_os_channel_free with a command still allocated");
+	contract_check_locked(os, SRPT_CONTRACT_FREE, __func__);
 	srpt_contract_done(&os->contract, SRPT_CONTRACT_FREE);
 }
 
@@ -380,14 +401,13 @@ extern "C" struct srpt_os_recv *srpt_os_recv_alloc(struct srpt_os_device *dev,
 						   struct srpt_recv *core, srpt_u32 size,
 						   srpt_u32 align_offset, void **iu)
 {
-	might_sleep("srpt_os_recv_alloc");
+	might_sleep_call(__func__);
 	std::lock_guard<std::mutex> g(g_mu);
 	if (!check_device_locked(dev, "srpt_os_recv_alloc"))
 		return nullptr;
 	if (count_call_locked("srpt_os_recv_alloc"))
 		return nullptr;
-	if (align_offset >= 512)
-		violation_locked(strf("srpt_os_recv_alloc with alignment offset %u", align_offset));
+	breach_locked(__func__, srpt_contract_recv_alloc(align_offset));
 	const std::size_t bytes = (static_cast<std::size_t>(align_offset) + size + 511) & ~std::size_t{511};
 	auto *r = new srpt_os_recv;
 	r->dev = dev;
@@ -404,14 +424,14 @@ extern "C" struct srpt_os_recv *srpt_os_recv_alloc(struct srpt_os_device *dev,
 
 extern "C" void srpt_os_recv_free(struct srpt_os_recv *r)
 {
+	might_sleep_call(__func__);
 	if (!r)
 		return;
 	std::lock_guard<std::mutex> g(g_mu);
 	if (!check_recv_locked(r, "srpt_os_recv_free"))
 		return;
 	count_call_locked("srpt_os_recv_free");
-	if (r->posted_on || r->posted_on_srq)
-		violation_locked("srpt_os_recv_free of a buffer still posted");
+	breach_locked(__func__, srpt_contract_recv_free(r->posted_on || r->posted_on_srq));
 	S().recvs.erase(r);
 	std::free(r->buf);
 	delete r;
@@ -420,6 +440,7 @@ extern "C" void srpt_os_recv_free(struct srpt_os_recv *r)
 extern "C" int srpt_os_recv_post(struct srpt_os_device *dev, struct srpt_os_channel *ch,
 				 struct srpt_os_recv *r)
 {
+	might_sleep_call(__func__);
 	std::lock_guard<std::mutex> g(g_mu);
 	if (!check_device_locked(dev, "srpt_os_recv_post") || !check_recv_locked(r, "srpt_os_recv_post"))
 		return -EINVAL;
@@ -430,12 +451,12 @@ extern "C" int srpt_os_recv_post(struct srpt_os_device *dev, struct srpt_os_chan
 			ch->recv_lost = true;
 		return err;
 	}
-	if (r->posted_on || r->posted_on_srq) {
-		violation_locked("srpt_os_recv_post of a buffer already posted");
+	const bool posted = r->posted_on || r->posted_on_srq;
+	if (breach_locked(__func__, srpt_contract_recv_post(&dev->contract, posted, r->dev == dev, !ch)) &&
+	    (posted || (!ch && !dev->srq)))
 		return -EINVAL;
-	}
-	if (r->dev != dev)
-		violation_locked("srpt_os_recv_post on another device than the buffer's");
+	if (ch)
+		contract_check_locked(ch, SRPT_CONTRACT_RECV_POST, __func__);
 	/* A full queue refuses the post, as a real HCA does; nothing changes. */
 	if (ch && ch->qp_live() && srpt_qp_model_post_recv(&ch->qpm)) {
 		ch->recv_lost = true;
@@ -462,7 +483,6 @@ extern "C" int srpt_os_recv_post(struct srpt_os_device *dev, struct srpt_os_chan
 	}
 	if (ch) {
 		if (!ch->qp_live()) {
-			contract_check_locked(ch, SRPT_CONTRACT_RECV_POST, "srpt_os_recv_post");
 			ch->recv_lost = true;
 			return -EINVAL;
 		}
@@ -470,10 +490,6 @@ extern "C" int srpt_os_recv_post(struct srpt_os_device *dev, struct srpt_os_chan
 		ch->posted.push_back(r);
 		check_cq_locked(ch, "srpt_os_recv_post");
 	} else {
-		if (!dev->srq) {
-			violation_locked("srpt_os_recv_post on " + dev->name + ", which has no SRQ");
-			return -EINVAL;
-		}
 		r->posted_on_srq = true;
 	}
 	return 0;
@@ -481,15 +497,15 @@ extern "C" int srpt_os_recv_post(struct srpt_os_device *dev, struct srpt_os_chan
 
 extern "C" int srpt_os_srq_create(struct srpt_os_device *dev, srpt_u32 size)
 {
-	might_sleep("srpt_os_srq_create");
+	might_sleep_call(__func__);
 	std::lock_guard<std::mutex> g(g_mu);
 	if (!check_device_locked(dev, "srpt_os_srq_create"))
 		return -EINVAL;
 	trace_locked(strf("srq_create %s %u", dev->name.c_str(), size));
 	if (const int err = count_call_locked("srpt_os_srq_create"))
 		return err;
-	if (dev->srq)
-		violation_locked("srpt_os_srq_create on " + dev->name + ", which has one");
+	breach_locked(__func__, srpt_contract_srq_create(&dev->contract));
+	dev->contract.srq = 1;
 	dev->srq = true;
 	dev->srq_size = size;
 	return 0;
@@ -497,18 +513,14 @@ extern "C" int srpt_os_srq_create(struct srpt_os_device *dev, srpt_u32 size)
 
 extern "C" void srpt_os_srq_destroy(struct srpt_os_device *dev)
 {
-	might_sleep("srpt_os_srq_destroy");
+	might_sleep_call(__func__);
 	std::lock_guard<std::mutex> g(g_mu);
 	if (!check_device_locked(dev, "srpt_os_srq_destroy"))
 		return;
 	trace_locked("srq_destroy " + dev->name);
 	count_call_locked("srpt_os_srq_destroy");
-	if (!dev->srq)
-		violation_locked("srpt_os_srq_destroy on " + dev->name + ", which has none");
-	for (const srpt_os_channel *ch : S().channels)
-		if (ch->dev == dev && ch->qp_live() && ch->qp.use_srq)
-			violation_locked("srpt_os_srq_destroy on " + dev->name +
-					 " while a QP uses the SRQ (ib_destroy_srq WARNs)");
+	breach_locked(__func__, srpt_contract_srq_destroy(&dev->contract));
+	dev->contract.srq = 0;
 	dev->srq = false;
 	dev->srq_size = 0;
 	unpost_locked(nullptr, dev);
@@ -520,7 +532,7 @@ extern "C" struct srpt_os_cmd *srpt_os_cmd_alloc(struct srpt_os_channel *ch, str
 						 srpt_u32 rsp_size, void **rsp_buf,
 						 const srpt_u8 **sense_buf)
 {
-	might_sleep("srpt_os_cmd_alloc");
+	might_sleep_call(__func__);
 	std::lock_guard<std::mutex> g(g_mu);
 	if (!check_channel_locked(ch, "srpt_os_cmd_alloc"))
 		return nullptr;
@@ -535,6 +547,7 @@ extern "C" struct srpt_os_cmd *srpt_os_cmd_alloc(struct srpt_os_channel *ch, str
 	c->rsp_buf = static_cast<srpt_u8 *>(std::malloc(std::max<srpt_u32>(rsp_size, 1)));
 	std::memset(c->rsp_buf, 0xa5, std::max<srpt_u32>(rsp_size, 1));
 	S().cmds.insert(c);
+	ch->contract.cmds++;
 	*rsp_buf = c->rsp_buf;
 	*sense_buf = c->sense;
 	return c;
@@ -542,12 +555,15 @@ extern "C" struct srpt_os_cmd *srpt_os_cmd_alloc(struct srpt_os_channel *ch, str
 
 extern "C" void srpt_os_cmd_free(struct srpt_os_cmd *c)
 {
+	might_sleep_call(__func__);
 	if (!c)
 		return;
 	std::lock_guard<std::mutex> g(g_mu);
 	if (!check_cmd_locked(c, "srpt_os_cmd_free"))
 		return;
 	count_call_locked("srpt_os_cmd_free");
+	if (S().channels.count(c->ch))
+		c->ch->contract.cmds--;
 	S().cmds.erase(c);
 	std::free(c->rsp_buf);
 	delete c;
@@ -556,26 +572,25 @@ extern "C" void srpt_os_cmd_free(struct srpt_os_cmd *c)
 extern "C" int srpt_os_cmd_init(struct srpt_os_cmd *c, srpt_u64 tag, srpt_u64 lun, srpt_u32 data_len,
 				enum srpt_data_dir dir, enum srpt_task_attr task_attr)
 {
+	might_sleep_call(__func__);
 	std::lock_guard<std::mutex> g(g_mu);
 	if (!check_cmd_locked(c, "srpt_os_cmd_init"))
 		return -EINVAL;
 	trace_locked(strf("cmd_init tag %#llx", static_cast<unsigned long long>(tag)));
 	c->init_calls++;
-	if (c->sends_pending || c->rdma_pending)
-		violation_locked("srpt_os_cmd_init of a send context with work requests outstanding");
+	breach_locked(__func__, srpt_contract_cmd_init(wrs_of(c)));
 	if (const int err = count_call_locked("srpt_os_cmd_init"))
 		return err;
-	c->inited = true;
-	c->bufs_final = true;
+	srpt_contract_cmd_init_done(&c->contract);
 	c->info = CmdInfo{tag, lun, data_len, dir, task_attr};
 	c->submitted = false;
 	c->tmr = false;
-	c->data_in_ready = false;
 	return 0;
 }
 
 extern "C" void srpt_os_cmd_map_imm(struct srpt_os_cmd *c, void *data, srpt_u32 len)
 {
+	might_sleep_call(__func__);
 	std::lock_guard<std::mutex> g(g_mu);
 	if (!check_cmd_locked(c, "srpt_os_cmd_map_imm"))
 		return;
@@ -587,60 +602,45 @@ extern "C" void srpt_os_cmd_map_imm(struct srpt_os_cmd *c, void *data, srpt_u32 
 extern "C" int srpt_os_cmd_buf_add(struct srpt_os_cmd *c, srpt_u32 count, enum srpt_data_dir dir,
 				   srpt_u64 va, srpt_u32 rkey, srpt_u32 len)
 {
-	might_sleep("srpt_os_cmd_buf_add");
+	might_sleep_call(__func__);
 	std::lock_guard<std::mutex> g(g_mu);
 	if (!check_cmd_locked(c, "srpt_os_cmd_buf_add"))
 		return -EINVAL;
-	if (c->bufs_final)
-		violation_locked("srpt_os_cmd_buf_add before the last buffers were released");
+	breach_locked(__func__, srpt_contract_buf_add(&c->contract, count, dir, len));
 	if (const int err = count_call_locked("srpt_os_cmd_buf_add")) {
 		/* As the shim may have allocated some: released before the next. */
-		c->bufs_final = true;
+		srpt_contract_buf_add_done(&c->contract, count, dir, err);
 		return err;
 	}
-	if (c->rdma_count == 0) {
-		c->rdma_count = count;
-		c->rdma_dir = dir;
+	if (!c->contract.added) {
 		c->rdma.clear();
 		c->xfers.clear();
-	} else if (count != c->rdma_count || dir != c->rdma_dir) {
-		violation_locked("srpt_os_cmd_buf_add with another count or direction than the first");
 	}
-	if (c->rdma.size() >= c->rdma_count)
-		violation_locked("srpt_os_cmd_buf_add beyond the buffer count");
-	if (!len)
-		violation_locked("srpt_os_cmd_buf_add of an empty buffer");
 	srpt_os_cmd::Rdma b{};
 	b.va = va;
 	b.rkey = rkey;
 	b.len = len;
 	b.kept = S().config.kept_page && count == 1 && dir == SRPT_DATA_IN && len <= 4096;
 	c->rdma.push_back(b);
-	return b.kept ? SRPT_BUF_KEPT : 0;
+	const int ret = b.kept ? SRPT_BUF_KEPT : 0;
+	srpt_contract_buf_add_done(&c->contract, count, dir, ret);
+	return ret;
 }
 
 extern "C" int srpt_os_cmd_rdma_map(struct srpt_os_cmd *c, srpt_u32 buf, srpt_u32 off, srpt_u32 len)
 {
-	might_sleep("srpt_os_cmd_rdma_map");
+	might_sleep_call(__func__);
 	std::unique_lock<std::mutex> g(g_mu);
 	if (!check_cmd_locked(c, "srpt_os_cmd_rdma_map"))
 		return -EINVAL;
 	c->map_calls++;
 	if (buf >= c->rdma.size()) {
-		violation_locked(strf("srpt_os_cmd_rdma_map of buffer %u of %zu", buf, c->rdma.size()));
+		breach_locked(__func__, srpt_contract_rdma_map(&c->contract, buf, off, len, 0, 0));
 		return -EINVAL;
 	}
 	srpt_os_cmd::Rdma &b = c->rdma[buf];
-	if (c->rdma_dir == SRPT_DATA_IN && !c->data_in_ready)
-		violation_locked(strf("srpt_os_cmd_rdma_map of buffer %u before LIO queued its read data "
-				      "(a bounce buffer would send what it held before)", buf));
-	if (b.mapped || b.kept)
-		violation_locked(strf("srpt_os_cmd_rdma_map of buffer %u, which is %s", buf,
-				      b.kept ? "kept" : "mapped"));
-	if (off % SRPT_RDMA_PIECE_ALIGN)
-		violation_locked(strf("srpt_os_cmd_rdma_map at offset %u: not a piece boundary", off));
-	if (!len || off > b.len || len > b.len - off)
-		violation_locked(strf("srpt_os_cmd_rdma_map of bytes %u+%u of a %u-byte buffer", off,
+	if (breach_locked(__func__, srpt_contract_rdma_map(&c->contract, buf, off, len, b.len, b.mapped)))
+		violation_locked(strf("  (buffer %u of %zu, bytes %u+%u of %u)", buf, c->rdma.size(), off,
 				      len, b.len));
 	if (const int err = count_call_locked("srpt_os_cmd_rdma_map"))
 		return err;
@@ -659,38 +659,34 @@ extern "C" int srpt_os_cmd_rdma_map(struct srpt_os_cmd *c, srpt_u32 buf, srpt_u3
 
 extern "C" void srpt_os_cmd_rdma_unmap(struct srpt_os_cmd *c, srpt_u32 buf)
 {
+	might_sleep_call(__func__);
 	std::lock_guard<std::mutex> g(g_mu);
 	if (!check_cmd_locked(c, "srpt_os_cmd_rdma_unmap"))
 		return;
 	count_call_locked("srpt_os_cmd_rdma_unmap");
-	if (buf >= c->rdma.size()) {
-		violation_locked(strf("srpt_os_cmd_rdma_unmap of buffer %u of %zu", buf, c->rdma.size()));
+	const bool known = buf < c->rdma.size();
+	breach_locked(__func__, srpt_contract_rdma_unmap(&c->contract, buf,
+							 known && c->rdma[buf].posted &&
+							 (c->rdma_pending || c->sends_pending)));
+	if (!known)
 		return;
-	}
 	srpt_os_cmd::Rdma &b = c->rdma[buf];
-	if (b.kept)
-		violation_locked(strf("srpt_os_cmd_rdma_unmap of buffer %u, which is kept", buf));
-	if (b.posted && (c->rdma_pending || c->sends_pending))
-		violation_locked(strf("srpt_os_cmd_rdma_unmap of buffer %u while its transfer is outstanding",
-				      buf));
 	b.mapped = false;
 	b.posted = false;
 }
 
 extern "C" void srpt_os_cmd_release_data(struct srpt_os_cmd *c)
 {
+	might_sleep_call(__func__);
 	std::lock_guard<std::mutex> g(g_mu);
 	if (!check_cmd_locked(c, "srpt_os_cmd_release_data"))
 		return;
 	count_call_locked("srpt_os_cmd_release_data");
 	c->release_data_calls++;
-	for (const srpt_os_cmd::Rdma &b : c->rdma)
-		if (b.posted && (c->rdma_pending || c->sends_pending))
-			violation_locked("srpt_os_cmd_release_data while a transfer is outstanding");
+	breach_locked(__func__, srpt_contract_release_data(transfer_outstanding(c)));
 	c->rdma.clear();
 	c->xfers.clear();
-	c->rdma_count = 0;
-	c->bufs_final = false;
+	srpt_contract_release_data_done(&c->contract);
 	c->imm_data = nullptr;
 	c->imm_given_back = false;
 	c->imm_len = 0;
@@ -699,6 +695,7 @@ extern "C" void srpt_os_cmd_release_data(struct srpt_os_cmd *c)
 extern "C" void srpt_os_cmd_submit(struct srpt_os_cmd *c, const srpt_u8 *cdb)
 {
 	std::function<void(srpt_os_cmd *)> hook;
+	might_sleep_call(__func__);
 	{
 		std::lock_guard<std::mutex> g(g_mu);
 		if (!check_cmd_locked(c, "srpt_os_cmd_submit"))
@@ -706,11 +703,11 @@ extern "C" void srpt_os_cmd_submit(struct srpt_os_cmd *c, const srpt_u8 *cdb)
 		trace_locked(strf("cmd_submit tag %#llx", static_cast<unsigned long long>(c->info.tag)));
 		count_call_locked("srpt_os_cmd_submit");
 		c->submit_calls++;
-		if (!c->inited)
-			violation_locked("srpt_os_cmd_submit before srpt_os_cmd_init");
+		bool reposted = false;
 		for (const srpt_os_recv *r : S().recvs)
 			if (cdb >= r->buf && cdb < r->iu + r->size && (r->posted_on || r->posted_on_srq))
-				violation_locked("srpt_os_cmd_submit of a CDB in a receive buffer posted again");
+				reposted = true;
+		breach_locked(__func__, srpt_contract_submit(&c->contract, reposted));
 		c->submitted = true;
 		c->cdb.assign(cdb, cdb + 16);
 		hook = S().config.on_submit;
@@ -721,6 +718,7 @@ extern "C" void srpt_os_cmd_submit(struct srpt_os_cmd *c, const srpt_u8 *cdb)
 
 extern "C" void srpt_os_cmd_abort(struct srpt_os_cmd *c, enum srpt_write_failure why)
 {
+	might_sleep_call(__func__);
 	std::lock_guard<std::mutex> g(g_mu);
 	if (!check_cmd_locked(c, "srpt_os_cmd_abort"))
 		return;
@@ -729,8 +727,7 @@ extern "C" void srpt_os_cmd_abort(struct srpt_os_cmd *c, enum srpt_write_failure
 	const bool transient = why == SRPT_WRITE_TASK_SET_FULL;
 	trace_locked(transient ? "cmd_abort transient" : "cmd_abort");
 	count_call_locked("srpt_os_cmd_abort");
-	if (c->rdma_pending)
-		violation_locked("srpt_os_cmd_abort with an RDMA READ outstanding");
+	breach_locked(__func__, srpt_contract_abort(wrs_of(c)));
 	c->abort_calls++;
 	c->abort_transient = transient;
 }
@@ -739,18 +736,18 @@ extern "C" int srpt_os_cmd_submit_tmr(struct srpt_os_cmd *c, srpt_u64 lun, enum 
 				      srpt_u64 task_tag, srpt_u64 tag)
 {
 	std::function<void(srpt_os_cmd *)> hook;
+	might_sleep_call(__func__);
 	{
 		std::lock_guard<std::mutex> g(g_mu);
 		if (!check_cmd_locked(c, "srpt_os_cmd_submit_tmr"))
 			return -EINVAL;
 		trace_locked(strf("cmd_submit_tmr fn %d", fn));
 		c->submit_tmr_calls++;
-		if (c->sends_pending || c->rdma_pending)
-			violation_locked("srpt_os_cmd_submit_tmr on a send context with work requests outstanding");
+		breach_locked(__func__, srpt_contract_submit_tmr(wrs_of(c)));
 		if (const int err = count_call_locked("srpt_os_cmd_submit_tmr"))
 			return err;
 		c->tmr = true;
-		c->inited = false;
+		srpt_contract_submit_tmr_done(&c->contract);
 		c->submitted = false;
 		c->tmr_lun = lun;
 		c->tmr_fn = fn;
@@ -766,6 +763,7 @@ extern "C" int srpt_os_cmd_submit_tmr(struct srpt_os_cmd *c, srpt_u64 lun, enum 
 extern "C" void srpt_os_cmd_execute(struct srpt_os_cmd *c)
 {
 	std::function<void(srpt_os_cmd *)> hook;
+	might_sleep_call(__func__);
 	{
 		std::lock_guard<std::mutex> g(g_mu);
 		if (!check_cmd_locked(c, "srpt_os_cmd_execute"))
@@ -773,13 +771,10 @@ extern "C" void srpt_os_cmd_execute(struct srpt_os_cmd *c)
 		trace_locked("cmd_execute");
 		count_call_locked("srpt_os_cmd_execute");
 		c->execute_calls++;
-		if (c->rdma_pending)
-			violation_locked("srpt_os_cmd_execute with the RDMA READ still outstanding");
-		if (c->imm_given_back)
-			violation_locked("srpt_os_cmd_execute with the immediate data's buffer posted again");
+		bool mapped = false;
 		for (const srpt_os_cmd::Rdma &b : c->rdma)
-			if (b.mapped)
-				violation_locked("srpt_os_cmd_execute with a buffer still mapped for RDMA");
+			mapped = mapped || b.mapped;
+		breach_locked(__func__, srpt_contract_execute(wrs_of(c), mapped, c->imm_given_back));
 		hook = S().config.on_execute;
 	}
 	if (hook)
@@ -789,43 +784,39 @@ extern "C" void srpt_os_cmd_execute(struct srpt_os_cmd *c)
 extern "C" int srpt_os_cmd_post(struct srpt_os_cmd *c, srpt_u32 rsp_len, srpt_u32 kept_len,
 				srpt_u32 mapped)
 {
+	might_sleep_call(__func__);
 	std::lock_guard<std::mutex> g(g_mu);
 	if (!check_cmd_locked(c, "srpt_os_cmd_post"))
 		return -EINVAL;
+	contract_check_locked(c->ch, SRPT_CONTRACT_CMD_POST, __func__);
 	std::vector<srpt_os_cmd::Xfer> now;
 	for (srpt_u32 i = 0; i < c->rdma.size(); i++) {
 		const srpt_os_cmd::Rdma &b = c->rdma[i];
 		if (b.mapped && !b.posted)
 			now.push_back({i, b.map_off, b.map_len});
 	}
-	if (mapped != now.size())
-		violation_locked(strf("srpt_os_cmd_post of %u mapped buffers where %zu are", mapped,
-				      now.size()));
-	if (kept_len) {
-		if (c->rdma.size() != 1 || !c->rdma[0].kept)
-			violation_locked(strf("srpt_os_cmd_post of %u bytes of a buffer that is not kept",
-					      kept_len));
-		else if (c->rdma[0].posted || kept_len > c->rdma[0].len)
-			violation_locked(strf("srpt_os_cmd_post of %u bytes of a %u-byte kept buffer%s",
-					      kept_len, c->rdma[0].len,
-					      c->rdma[0].posted ? " posted already" : ""));
-		else
-			now.push_back({0, 0, kept_len});
-	}
+	const bool kept = c->rdma.size() == 1 && c->rdma[0].kept;
+	srpt_contract_post_call post{};
+	post.rsp_len = rsp_len;
+	post.kept_len = kept_len;
+	post.mapped = mapped;
+	post.now = static_cast<unsigned>(now.size());
+	post.kept_len_max = kept ? c->rdma[0].len : 0;
+	post.kept_posted = kept && c->rdma[0].posted;
+	post.rsp_size = c->rsp_size;
+	if (breach_locked(__func__, srpt_contract_post(&c->contract, &post, wrs_of(c))))
+		violation_locked(strf("  (rsp_len %u, kept_len %u, mapped %u; %zu mapped, %d+%d posts "
+				      "outstanding)", rsp_len, kept_len, mapped, now.size(),
+				      c->rdma_pending, c->sends_pending));
+	if (rsp_len)
+		breach_locked(__func__, srpt_contract_rsp(c->rsp_buf, std::min(rsp_len, c->rsp_size)));
+	if (kept_len && kept && !post.kept_posted && kept_len <= post.kept_len_max)
+		now.push_back({0, 0, kept_len});
 	trace_locked(strf("cmd_post %zu transfer%s%s", now.size(), now.size() == 1 ? "" : "s",
 			  rsp_len ? strf(" and a %u-byte response", rsp_len).c_str() : ""));
 	c->post_calls++;
 	if (const int err = count_call_locked("srpt_os_cmd_post"))
 		return err;
-	if (now.empty() && !rsp_len)
-		violation_locked("srpt_os_cmd_post of nothing");
-	if (rsp_len > c->rsp_size)
-		violation_locked(strf("srpt_os_cmd_post of a %u-byte response from a %u-byte buffer",
-				      rsp_len, c->rsp_size));
-	if (c->sends_pending || c->rdma_pending)
-		violation_locked("srpt_os_cmd_post while the command's last post is outstanding");
-	if (!now.empty() && c->rdma_dir == SRPT_DATA_OUT && rsp_len)
-		violation_locked("srpt_os_cmd_post of write data with a response");
 	int wrs = rsp_len ? 1 : 0;
 	const std::uint32_t per = S().config.rdma_bytes_per_wr;
 	for (const srpt_os_cmd::Xfer &x : now) {
@@ -841,9 +832,8 @@ extern "C" int srpt_os_cmd_post(struct srpt_os_cmd *c, srpt_u32 rsp_len, srpt_u3
 	for (const srpt_os_cmd *o : S().cmds)
 		if (o->ch == c->ch)
 			used += o->wrs_pending;
-	if (used > static_cast<int>(c->ch->qp.max_rdma_ctxs))
-		violation_locked(strf("srpt_os_cmd_post overflows the send queue: %d work requests of %u",
-				      used, c->ch->qp.max_rdma_ctxs));
+	if (breach_locked(__func__, srpt_contract_post_wrs(&c->ch->qp, static_cast<unsigned>(used))))
+		violation_locked(strf("  (%d work requests of %u)", used, c->ch->qp.max_rdma_ctxs));
 	/*
 	 * A chain that does not fit: a real HCA posts the WRs that fit and
 	 * fails at the first that does not (-ENOMEM, bad_wr), and the ones
@@ -862,11 +852,7 @@ extern "C" int srpt_os_cmd_post(struct srpt_os_cmd *c, srpt_u32 rsp_len, srpt_u3
 	c->wrs_pending += wrs;
 	if (rsp_len) {
 		c->responses.emplace_back(c->rsp_buf, c->rsp_buf + std::min(rsp_len, c->rsp_size));
-		/* A command response's sense comes from a buffer of SRPT_SENSE_SIZE bytes. */
 		const iu::Bytes &rsp = c->responses.back();
-		if (rsp.size() >= 36 && rsp[0] == 0xc1 && (rsp[18] & 0x02) &&
-		    iu::get_be32(rsp, 28) > SRPT_SENSE_SIZE)
-			violation_locked(strf("a response with %u bytes of sense data", iu::get_be32(rsp, 28)));
 		if (rsp.size() >= 8) {
 			srpt_os_channel *ch = c->ch;
 
@@ -888,6 +874,7 @@ extern "C" int srpt_os_cmd_post(struct srpt_os_cmd *c, srpt_u32 rsp_len, srpt_u3
 
 extern "C" void srpt_os_cmd_put(struct srpt_os_cmd *c)
 {
+	might_sleep_call(__func__);
 	std::lock_guard<std::mutex> g(g_mu);
 	if (!check_cmd_locked(c, "srpt_os_cmd_put"))
 		return;
@@ -897,6 +884,7 @@ extern "C" void srpt_os_cmd_put(struct srpt_os_cmd *c)
 
 extern "C" void srpt_os_cmd_done(struct srpt_os_cmd *c)
 {
+	might_sleep_call(__func__);
 	std::lock_guard<std::mutex> g(g_mu);
 	if (!check_cmd_locked(c, "srpt_os_cmd_done"))
 		return;
@@ -981,26 +969,19 @@ int login(Device &d, unsigned port, srpt_os_channel &ch, const srpt_login_info &
 		std::lock_guard<std::mutex> g(g_mu);
 		ch.dev = &d;
 		ch.cm = info.cm;
-		ch.peer_initiator_depth = info.initiator_depth;
-		ch.peer_responder_resources = info.responder_resources;
-		ch.in_cm_handler = true;
+		ch.contract.peer_initiator_depth = info.initiator_depth;
+		ch.contract.peer_responder_resources = info.responder_resources;
+		ch.contract.in_cm_handler = 1;
 		ch.cm_handler_thread = std::this_thread::get_id();
 	}
 	srpt_channel *out = nullptr;
 	const int ret = srpt_core_login(d.core, port, &ch, &info, &out);
 	{
 		std::lock_guard<std::mutex> g(g_mu);
-		ch.in_cm_handler = false;
+		ch.contract.in_cm_handler = 0;
 		if (ret == 0 && out != ch.core)
 			violation_locked("srpt_core_login returned another channel than it gave the QP");
-		if (ret == 0 && !ch.reject_calls && !ch.accepted())
-			violation_locked("srpt_core_login took the channel without accepting or rejecting the login");
-		if (ret != 0 && !ch.reject_calls)
-			violation_locked("srpt_core_login failed without rejecting the login");
-		if (ret != 0 && (ch.accepted() || ch.session_open()))
-			violation_locked("srpt_core_login failed but left the login accepted or its session open");
-		if (ret != 0 && ch.qp_live())
-			violation_locked("srpt_core_login failed but left the QP");
+		breach_locked("srpt_core_login", srpt_contract_login(&ch.contract, ret));
 		/* A rejected channel is the shim's, which frees it. */
 		if (ret != 0)
 			ch.core = nullptr;
@@ -1118,7 +1099,7 @@ int lio_queue_response(srpt_os_cmd *cmd, srpt_cmd_status st, bool with_data)
 	{
 		std::lock_guard<std::mutex> g(g_mu);
 		if (with_data && check_cmd_locked(cmd, "queue_data_in"))
-			cmd->data_in_ready = true;
+			cmd->contract.data_in_ready = 1;
 	}
 	return srpt_core_queue_response(cmd->core, st, with_data);
 }

@@ -95,6 +95,10 @@ void violation(const std::string &what);
 void trace_locked(const std::string &what);
 /* might_sleep(): a violation under a spinlock or in atomic context. */
 void might_sleep(const char *fn);
+/* might_sleep() for the srpt_os_* call @fn (__func__) if the contract says it may sleep. */
+void might_sleep_call(const char *fn);
+/* A breach of the contract both doubles share (@why non-NULL) is a violation; g_mu held. */
+bool breach_locked(const char *fn, const char *why);
 
 /*
  * Counts a call of @fn and returns the error injected for this call

@@ -145,6 +145,20 @@ void violation(const std::string &what)
 	violation_locked(what);
 }
 
+void might_sleep_call(const char *fn)
+{
+	if (srpt_contract_may_sleep(fn))
+		might_sleep(fn);
+}
+
+bool breach_locked(const char *fn, const char *why)
+{
+	if (!why)
+		return false;
+	violation_locked(strf("%s: %s", fn, why));
+	return true;
+}
+
 void trace_locked(const std::string &what)
 {
 	S().trace.push_back(what);
@@ -176,9 +190,8 @@ srpt_os_device *check_device_locked(srpt_os_device *os, const char *fn)
 		violation_locked(strf("%s with an unknown device %p", fn, static_cast<void *>(os)));
 		return nullptr;
 	}
-	if (os->removed)
-		violation_locked(strf("%s on %s after srpt_core_device_remove()", fn,
-				      os->name.c_str()));
+	if (const char *why = srpt_contract_dev_check(&os->contract))
+		violation_locked(strf("%s on %s: %s", fn, os->name.c_str(), why));
 	return os;
 }
 
@@ -226,8 +239,10 @@ srpt_os_device::Port *check_port_locked(srpt_os_device *os, srpt_u32 num, const 
 {
 	if (!check_device_locked(os, fn))
 		return nullptr;
-	if (num < 1 || num > os->ports.size()) {
-		violation_locked(strf("%s on %s with nonexistent port %u", fn, os->name.c_str(), num));
+	const char *why = srpt_contract_port_check(num, os->info.port_count);
+	if (why || num > os->ports.size()) {
+		violation_locked(strf("%s on %s with port %u: %s", fn, os->name.c_str(), num,
+				      why ? why : "a port the fake does not have (test bug)"));
 		return nullptr;
 	}
 	return &os->ports[num - 1];
@@ -841,7 +856,7 @@ extern "C" void srpt_os_work_cancel_sync(struct srpt_os_work *w)
 extern "C" int srpt_os_port_query(struct srpt_os_device *os, srpt_u32 port_num,
 				  struct srpt_port_attr *attr)
 {
-	might_sleep("srpt_os_port_query");
+	might_sleep_call(__func__);
 	std::lock_guard<std::mutex> g(g_mu);
 	srpt_os_device::Port *p = check_port_locked(os, port_num, "srpt_os_port_query");
 	if (!p)
@@ -859,7 +874,7 @@ extern "C" int srpt_os_port_query(struct srpt_os_device *os, srpt_u32 port_num,
 
 extern "C" int srpt_os_port_set_devmgmt(struct srpt_os_device *os, srpt_u32 port_num, int enable)
 {
-	might_sleep("srpt_os_port_set_devmgmt");
+	might_sleep_call(__func__);
 	std::lock_guard<std::mutex> g(g_mu);
 	srpt_os_device::Port *p = check_port_locked(os, port_num, "srpt_os_port_set_devmgmt");
 	if (!p)
@@ -876,20 +891,15 @@ extern "C" int srpt_os_port_set_devmgmt(struct srpt_os_device *os, srpt_u32 port
 extern "C" int srpt_os_mad_agent_register(struct srpt_os_device *os, srpt_u32 port_num,
 					  struct srpt_port *port)
 {
-	might_sleep("srpt_os_mad_agent_register");
+	might_sleep_call(__func__);
 	std::lock_guard<std::mutex> g(g_mu);
 	srpt_os_device::Port *p = check_port_locked(os, port_num, "srpt_os_mad_agent_register");
 	if (!p)
 		return -EINVAL;
 	p->agent_register_calls++;
 	trace_locked(strf("agent_register %s/%u", os->name.c_str(), port_num));
-	if (p->agent) {
-		violation_locked(strf("second MAD agent registered on %s/%u", os->name.c_str(),
-				      port_num));
+	if (breach_locked(__func__, srpt_contract_mad_agent_register(p->agent, port)) && p->agent)
 		return -EINVAL;	/* what the shim returns */
-	}
-	if (!port)
-		violation_locked("MAD agent registered without a port context");
 	if (p->agent_register_error)
 		return p->agent_register_error;
 	p->agent = true;
@@ -899,7 +909,7 @@ extern "C" int srpt_os_mad_agent_register(struct srpt_os_device *os, srpt_u32 po
 
 extern "C" void srpt_os_mad_agent_unregister(struct srpt_os_device *os, srpt_u32 port_num)
 {
-	might_sleep("srpt_os_mad_agent_unregister");
+	might_sleep_call(__func__);
 	std::lock_guard<std::mutex> g(g_mu);
 	srpt_os_device::Port *p = check_port_locked(os, port_num, "srpt_os_mad_agent_unregister");
 	if (!p)
@@ -912,7 +922,7 @@ extern "C" void srpt_os_mad_agent_unregister(struct srpt_os_device *os, srpt_u32
 
 extern "C" void srpt_os_device_events_start(struct srpt_os_device *os)
 {
-	might_sleep("srpt_os_device_events_start");
+	might_sleep_call(__func__);
 	std::function<void(srpt_os_device &)> hook;
 	{
 		std::lock_guard<std::mutex> g(g_mu);
@@ -920,8 +930,8 @@ extern "C" void srpt_os_device_events_start(struct srpt_os_device *os)
 			return;
 		os->events_start_calls++;
 		trace_locked("events_start " + os->name);
-		if (os->events)
-			violation_locked("events started twice on " + os->name);
+		breach_locked(__func__, srpt_contract_events(&os->contract, 1));
+		os->contract.events = 1;
 		os->events = true;
 		hook = os->on_events_start;
 	}
@@ -931,7 +941,7 @@ extern "C" void srpt_os_device_events_start(struct srpt_os_device *os)
 
 extern "C" void srpt_os_device_events_stop(struct srpt_os_device *os)
 {
-	might_sleep("srpt_os_device_events_stop");
+	might_sleep_call(__func__);
 	std::function<void(srpt_os_device &)> hook;
 	{
 		std::lock_guard<std::mutex> g(g_mu);
@@ -939,8 +949,8 @@ extern "C" void srpt_os_device_events_stop(struct srpt_os_device *os)
 			return;
 		os->events_stop_calls++;
 		trace_locked("events_stop " + os->name);
-		if (!os->events)
-			violation_locked("events stopped but not started on " + os->name);
+		breach_locked(__func__, srpt_contract_events(&os->contract, 0));
+		os->contract.events = 0;
 		os->events = false;
 		hook = os->on_events_stop;
 	}
@@ -955,7 +965,7 @@ extern "C" void srpt_os_device_events_stop(struct srpt_os_device *os)
 
 extern "C" int srpt_os_rdma_cm_listen(enum srpt_inet_family af, srpt_u16 port)
 {
-	might_sleep("srpt_os_rdma_cm_listen");
+	might_sleep_call(__func__);
 	std::lock_guard<std::mutex> g(g_mu);
 	State &s = S();
 	if (af != SRPT_INET4 && af != SRPT_INET6) {
@@ -1005,16 +1015,19 @@ bool kstrtouint0(std::string s)
  */
 extern "C" const char *srpt_os_wc_status_msg(enum srpt_wc_status status)
 {
+	might_sleep_call(__func__);
 	return srpt_double_wc_status_msg(status);
 }
 
 extern "C" const char *srpt_os_ib_event_msg(int event)
 {
+	might_sleep_call(__func__);
 	return srpt_double_ib_event_msg(event);
 }
 
 extern "C" const char *srpt_os_cm_event_msg(enum srpt_cm_kind cm, int event)
 {
+	might_sleep_call(__func__);
 	return srpt_double_cm_event_msg(cm, event);
 }
 
@@ -1024,6 +1037,7 @@ extern "C" int srpt_os_inet_pton(const char *name, srpt_size_t len)
 	std::vector<std::string> netdevs;
 	std::uint8_t a[16];
 
+	might_sleep_call(__func__);
 	{
 		std::lock_guard<std::mutex> g(g_mu);
 		if (s.find('\0') != std::string::npos)
@@ -1066,7 +1080,7 @@ srpt_os_device::srpt_os_device()
 srpt_os_device::~srpt_os_device()
 {
 	std::lock_guard<std::mutex> g(g_mu);
-	if (core && !removed)
+	if (core && !contract.removed)
 		violation_locked("fake device " + name + " destroyed while added to the core");
 	S().devices.erase(this);
 }
@@ -1430,7 +1444,7 @@ std::string gid_name(const Device &d, unsigned port)
 int add(Device &d)
 {
 	d.info.name = d.name.c_str();
-	d.removed = false;
+	d.contract.removed = 0;
 	return srpt_core_device_add(&d, &d.info, &d.core);
 }
 
@@ -1439,7 +1453,7 @@ void remove(Device &d)
 	srpt_core_device_remove(d.core);
 	std::lock_guard<std::mutex> g(g_mu);
 	d.core = nullptr;
-	d.removed = true;
+	d.contract.removed = 1;
 }
 
 bool deliver_event(Device &d, unsigned port, int event)

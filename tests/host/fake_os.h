@@ -12,11 +12,10 @@
  *   - locks, completions and work items are initialised before use;
  *     mutexes are not locked recursively, unlocked only by their owner
  *     and not freed while locked; work is not freed while pending;
- *   - the core calls out only with devices that exist and have not been
- *     removed; it registers a MAD agent at most once per port; it
- *     starts and stops events in pairs;
- *   - a channel's calls keep the channel contract KUnit's double
- *     enforces too (tests/doubles/channel_contract.h);
+ *   - the srpt_os_* calls of abi.h keep the contract KUnit's double
+ *     enforces too (tests/doubles/contract.h): devices, ports and the
+ *     SRQ, channels, receive buffers, commands, and which calls may sleep;
+ *   - the core calls out only with objects that exist;
  *   - every log line ends with a newline, at a known level;
  *   - every pointer freed was allocated.
  *
@@ -30,7 +29,7 @@
 
 #include <srpt/abi.h>
 
-#include "../doubles/channel_contract.h"
+#include "../doubles/contract.h"
 #include "../doubles/qp_model.h"
 
 #include <cstddef>
@@ -88,8 +87,12 @@ struct srpt_os_device {
 	/* Shared receive queue (srpt_os_srq_create/destroy). */
 	bool srq = false;
 	srpt_u32 srq_size = 0;
-	/* Set by fake::remove(): any later callout is a violation. */
-	bool removed = false;
+	/*
+	 * Where it stands in the contract both doubles enforce
+	 * (tests/doubles/contract.h); fake::remove() sets contract.removed:
+	 * any later callout is a violation.
+	 */
+	srpt_contract_dev contract{};
 	/* Run inside srpt_os_device_events_start/stop, after the state change. */
 	std::function<void(srpt_os_device &)> on_events_start;
 	std::function<void(srpt_os_device &)> on_events_stop;
@@ -121,13 +124,10 @@ struct srpt_os_channel {
 	std::vector<srpt_qp_params> qp_attempts;	/* every create_qp call, failed ones too */
 	/* The QP as a real HCA holds it (tests/doubles/qp_model.h; Config::softroce_queues). */
 	srpt_qp_model qpm{};
-	/* What the login request allowed (srpt_login_info), set by fake::login(). */
-	srpt_u8 peer_initiator_depth = 0;
-	srpt_u8 peer_responder_resources = 0;
 	/*
 	 * Where the channel stands in the contract both doubles enforce
-	 * (tests/doubles/channel_contract.h); tests read it through the
-	 * accessors below.
+	 * (tests/doubles/contract.h), with what the login request allowed
+	 * (set by fake::login()); tests read it through the accessors below.
 	 */
 	srpt_contract contract{};
 	bool qp_live() const { return contract.qp; }
@@ -174,12 +174,11 @@ struct srpt_os_channel {
 	/* Zero-length writes posted and not completed yet (see fake::complete_zero_write). */
 	int zero_writes_pending = 0;
 	/*
-	 * The CM's connection-request handler (srpt_core_login()) runs for
-	 * this channel: srpt_os_channel_destroy_cm() then waits for it to
-	 * return, as ib_destroy_cm_id() and rdma_destroy_id() do. Set by
-	 * fake::login().
+	 * The thread of the CM's connection-request handler (srpt_core_login())
+	 * while contract.in_cm_handler: srpt_os_channel_destroy_cm() from
+	 * another thread waits for it to return, as ib_destroy_cm_id() and
+	 * rdma_destroy_id() do. Set by fake::login().
 	 */
-	bool in_cm_handler = false;
 	std::thread::id cm_handler_thread;
 	/*
 	 * Run first in srpt_os_channel_destroy_qp(), without the fake's lock:
@@ -239,8 +238,14 @@ struct srpt_os_cmd {
 	srpt_u32 rsp_size = 0;
 	srpt_u8 *rsp_buf = nullptr;
 	srpt_u8 sense[SRPT_SENSE_SIZE] = {};	/* LIO's sense data for the response */
+	/*
+	 * Where it stands in the contract both doubles enforce
+	 * (tests/doubles/contract.h): its buffers' count and direction, from
+	 * the first buf_add; init; LIO queued its read data
+	 * (fake::lio_queue_response() with data: only then may it be mapped).
+	 */
+	srpt_contract_cmd contract{};
 	/* The current command, as LIO would see it. */
-	bool inited = false;
 	CmdInfo info{};
 	bool submitted = false;
 	std::vector<srpt_u8> cdb;		/* 16 bytes once submitted */
@@ -248,10 +253,6 @@ struct srpt_os_cmd {
 	/* The core posted the buffer holding imm_data again: LIO was done with it. */
 	bool imm_given_back = false;
 	srpt_u32 imm_len = 0;
-	srpt_u32 rdma_count = 0;		/* from the first buf_add */
-	/* No buf_add until release_data: after init, or after a buf_add failed. */
-	bool bufs_final = false;
-	srpt_data_dir rdma_dir = SRPT_DATA_NONE;
 	std::vector<Rdma> rdma;			/* from buf_add */
 	std::vector<Xfer> xfers;		/* every transfer posted, in order */
 	bool tmr = false;
@@ -259,12 +260,6 @@ struct srpt_os_cmd {
 	srpt_tmf tmr_fn = SRPT_TMF_UNSUPPORTED;
 	std::vector<std::vector<srpt_u8>> responses;	/* every response posted */
 	std::vector<int> responses_with_data;	/* ... whether transfers went with it */
-	/*
-	 * LIO queued the read data (fake::lio_queue_response() with data):
-	 * only now may it be mapped, for with bounce buffers the mapping
-	 * copies the bytes the backend wrote.
-	 */
-	bool data_in_ready = false;
 	int execute_calls = 0;
 	int post_calls = 0;
 	int map_calls = 0;

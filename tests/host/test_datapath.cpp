@@ -78,7 +78,7 @@ TEST_F(Datapath, CommandWithoutData)
 	EXPECT_EQ(SRPT_TASK_ORDERED, cmd->info.task_attr);
 	EXPECT_TRUE(cmd->submitted);
 	EXPECT_EQ(Bytes(16, 0), cmd->cdb) << "TEST UNIT READY from bytes 32-47";
-	EXPECT_EQ(0u, cmd->rdma_count);
+	EXPECT_EQ(0u, cmd->contract.count);
 	EXPECT_EQ(static_cast<int>(CmdState::kNew), cmd_state(cmd));
 
 	lio_respond(cmd);
@@ -125,8 +125,8 @@ TEST_F(Datapath, DirectRead)
 	ASSERT_NE(nullptr, c);
 	EXPECT_EQ(SRPT_DATA_IN, c->info.dir);
 	EXPECT_EQ(4096u, c->info.data_len);
-	EXPECT_EQ(1u, c->rdma_count);
-	EXPECT_EQ(SRPT_DATA_IN, c->rdma_dir);
+	EXPECT_EQ(1u, c->contract.count);
+	EXPECT_EQ(SRPT_DATA_IN, static_cast<srpt_data_dir>(c->contract.dir));
 	ASSERT_EQ(1u, c->rdma.size());
 	EXPECT_EQ(0x7f0000001007ull, c->rdma[0].va);
 	EXPECT_EQ(0x1234u, c->rdma[0].rkey);
@@ -163,7 +163,7 @@ TEST_F(Datapath, DirectWrite)
 	ASSERT_NE(nullptr, c);
 	EXPECT_EQ(SRPT_DATA_OUT, c->info.dir);
 	EXPECT_EQ(8192u, c->info.data_len);
-	EXPECT_EQ(SRPT_DATA_OUT, c->rdma_dir);
+	EXPECT_EQ(SRPT_DATA_OUT, static_cast<srpt_data_dir>(c->contract.dir));
 	ASSERT_EQ(1u, c->rdma.size());
 	EXPECT_EQ(0x5678u, c->rdma[0].rkey);
 
@@ -198,7 +198,7 @@ TEST_F(Datapath, IndirectReadSkipsZeroLengthDescriptors)
 	srpt_os_cmd *c = send_cmd(*ch_, iu::cmd(cmd));
 	ASSERT_NE(nullptr, c);
 	EXPECT_EQ(1536u, c->info.data_len);
-	EXPECT_EQ(2u, c->rdma_count);
+	EXPECT_EQ(2u, c->contract.count);
 	ASSERT_EQ(2u, c->rdma.size());
 	EXPECT_EQ(0xa000u, c->rdma[0].va);
 	EXPECT_EQ(0xc000u, c->rdma[1].va);
@@ -219,7 +219,7 @@ TEST_F(Datapath, IndirectWrite)
 	cmd.desc = iu::indirect({iu::direct(0xa000, 1, 512), iu::direct(0xb000, 2, 512)});
 	srpt_os_cmd *c = send_cmd(*ch_, iu::cmd(cmd));
 	ASSERT_NE(nullptr, c);
-	EXPECT_EQ(SRPT_DATA_OUT, c->rdma_dir);
+	EXPECT_EQ(SRPT_DATA_OUT, static_cast<srpt_data_dir>(c->contract.dir));
 	EXPECT_EQ(2u, c->rdma.size());
 	const int slots = sq();
 	EXPECT_EQ(0, srpt_core_write_pending(c->core));
@@ -236,7 +236,7 @@ TEST_F(Datapath, ZeroLengthTransfers)
 	live();
 	srpt_os_cmd *r = send_cmd(*ch_, read_cmd(1, 0));
 	ASSERT_NE(nullptr, r);
-	EXPECT_EQ(0u, r->rdma_count);
+	EXPECT_EQ(0u, r->contract.count);
 	EXPECT_EQ(0, fake::calls("srpt_os_cmd_buf_add"));
 	lio_respond(r, 0, true);
 	EXPECT_EQ(0, r->responses_with_data.at(0)) << "nothing to write";
@@ -486,7 +486,7 @@ TEST_F(Datapath, TheFakeWantsBuffersReleasedBeforeTheNextCommandsBuffers)
 	const auto buf_add = [c] { return srpt_os_cmd_buf_add(c, 1, SRPT_DATA_IN, 0xa000, 1, 512); };
 	const auto reported = [] {
 		for (const std::string &v : fake::take_violations())
-			if (v.find("srpt_os_cmd_buf_add before the last buffers were released") !=
+			if (v.find("srpt_os_cmd_buf_add: buf_add after cmd_init or a failed buf_add, before release_data") !=
 			    std::string::npos)
 				return true;
 		return false;

@@ -233,7 +233,7 @@ TEST_F(Devices, QueryFailureFailsTheAddAndLeavesNothing)
 
 		EXPECT_EQ(-EIO, fake::add(d));
 		EXPECT_EQ(nullptr, d.core);
-		d.removed = true;	/* no callout may follow a failed add */
+		d.contract.removed = 1;	/* no callout may follow a failed add */
 		for (unsigned n = 1; n <= 2; n++) {
 			EXPECT_FALSE(d.port(n).agent) << "port " << n;
 			EXPECT_FALSE(d.port(n).devmgmt) << "port " << n;
@@ -470,7 +470,7 @@ TEST_F(Devices, AllocationFailureAtEveryStepLeavesNothing)
 		EXPECT_EQ(-ktl::kENOMEM, fake::add(d));
 		EXPECT_EQ(failed + 1, fake::failed_allocs());
 		EXPECT_EQ(nullptr, d.core);
-		d.removed = true;
+		d.contract.removed = 1;
 		EXPECT_EQ(0, d.events_start_calls);
 		for (unsigned n = 1; n <= 3; n++) {
 			EXPECT_FALSE(d.port(n).agent);

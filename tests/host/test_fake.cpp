@@ -338,7 +338,7 @@ TEST_F(Fake, CalloutsAfterRemovalAreCaught)
 	(void)srpt_os_port_query(&d, 1, &attr);
 	EXPECT_TRUE(has_violation(fake::take_violations(), "after srpt_core_device_remove()"));
 	(void)srpt_os_port_query(&d, 2, &attr);
-	EXPECT_TRUE(has_violation(fake::take_violations(), "nonexistent port 2"));
+	EXPECT_TRUE(has_violation(fake::take_violations(), "with port 2: a nonexistent port"));
 }
 
 TEST_F(Fake, GenericCallFailureInjection)
@@ -358,7 +358,7 @@ TEST_F(Fake, GenericCallFailureInjection)
 	ASSERT_NE(nullptr, r);
 	EXPECT_EQ(48u, reinterpret_cast<std::uintptr_t>(iu) % 512);
 	EXPECT_EQ(-EINVAL, srpt_os_recv_post(&d, nullptr, r)) << "no SRQ: reported";
-	EXPECT_TRUE(has_violation(fake::take_violations(), "which has no SRQ"));
+	EXPECT_TRUE(has_violation(fake::take_violations(), "srpt_os_recv_post: recv_post on the SRQ of a device without one"));
 	srpt_os_recv_free(r);
 	EXPECT_EQ(0u, fake::live_recvs());
 }
