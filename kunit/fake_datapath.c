@@ -976,7 +976,7 @@ void srpt_os_cmd_submit(struct srpt_os_cmd *cmd, const u8 *cdb)
 void srpt_os_cmd_abort(struct srpt_os_cmd *cmd, enum srpt_write_failure why)
 {
 	if (cmd_record(cmd, FAKE_CMD_ABORT))
-		fake_breach(__func__, srpt_contract_abort(cmd_wrs(cmd, NULL)));
+		fake_breach(__func__, srpt_contract_abort(cmd_wrs(cmd, NULL), why));
 }
 
 int srpt_os_cmd_submit_tmr(struct srpt_os_cmd *cmd, u64 lun, enum srpt_tmf fn,

@@ -164,5 +164,6 @@ void srpt_os_ib_cm_stop(struct srpt_os_device *os)
 int srpt_os_rdma_cm_listen(enum srpt_inet_family af, u16 port)
 {
 	fake_might_sleep(__func__);
+	fake_breach(__func__, srpt_contract_rdma_cm_listen(af));
 	return -EOPNOTSUPP;
 }

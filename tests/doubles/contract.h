@@ -56,34 +56,34 @@
 static inline int srpt_contract_may_sleep(const char *fn)
 {
 	static const char * const sleepers[] = {
-		"srpt_os_ib_cm_listen",		/* abi.h:84-85 srpt_os_ib_cm_listen */
-		"srpt_os_ib_cm_stop",		/* abi.h:84-87 srpt_os_ib_cm_stop */
-		"srpt_os_port_query",		/* abi.h:84-88 srpt_os_port_query */
-		"srpt_os_port_set_devmgmt",	/* abi.h:84-91 srpt_os_port_set_devmgmt */
-		"srpt_os_mad_agent_register",	/* abi.h:84-94 srpt_os_mad_agent_register */
-		"srpt_os_mad_agent_unregister",	/* abi.h:84-98 srpt_os_mad_agent_unregister */
-		"srpt_os_device_events_start",	/* abi.h:84-100 srpt_os_device_events_start */
-		"srpt_os_device_events_stop",	/* abi.h:84-101 srpt_os_device_events_stop */
-		/* abi.h:169-170 srpt_os_rdma_cm_listen: binds and listens */
+		"srpt_os_ib_cm_listen",		/* abi.h:96-97 srpt_os_ib_cm_listen */
+		"srpt_os_ib_cm_stop",		/* abi.h:96-99 srpt_os_ib_cm_stop */
+		"srpt_os_port_query",		/* abi.h:96-100 srpt_os_port_query */
+		"srpt_os_port_set_devmgmt",	/* abi.h:96-103 srpt_os_port_set_devmgmt */
+		"srpt_os_mad_agent_register",	/* abi.h:96-106 srpt_os_mad_agent_register */
+		"srpt_os_mad_agent_unregister",	/* abi.h:96-110 srpt_os_mad_agent_unregister */
+		"srpt_os_device_events_start",	/* abi.h:96-112 srpt_os_device_events_start */
+		"srpt_os_device_events_stop",	/* abi.h:96-113 srpt_os_device_events_stop */
+		/* abi.h:185-190 srpt_os_rdma_cm_listen: binds and listens */
 		"srpt_os_rdma_cm_listen",
-		/* abi.h:295-298 srpt_os_channel_create_qp: allocates */
+		/* abi.h:321-324 srpt_os_channel_create_qp: allocates */
 		"srpt_os_channel_create_qp",
-		/* abi.h:301-302 srpt_os_channel_open_session: LIO's session setup */
+		/* abi.h:327-328 srpt_os_channel_open_session: LIO's session setup */
 		"srpt_os_channel_open_session",
-		/* abi.h:305-306 srpt_os_channel_accept: modifies the QP, sends the REP */
+		/* abi.h:331-332 srpt_os_channel_accept: modifies the QP, sends the REP */
 		"srpt_os_channel_accept",
-		"srpt_os_cm_reject",		/* abi.h:308-309 srpt_os_cm_reject */
-		/* abi.h:320-325 srpt_os_channel_close_session: in process context */
+		"srpt_os_cm_reject",		/* abi.h:334-335 srpt_os_cm_reject */
+		/* abi.h:351-356 srpt_os_channel_close_session: in process context */
 		"srpt_os_channel_close_session",
-		"srpt_os_channel_destroy_cm",	/* abi.h:320-326 srpt_os_channel_destroy_cm */
-		"srpt_os_channel_destroy_qp",	/* abi.h:320-327 srpt_os_channel_destroy_qp */
-		"srpt_os_channel_free",		/* abi.h:320-328 srpt_os_channel_free */
-		"srpt_os_recv_alloc",		/* abi.h:333-337 srpt_os_recv_alloc: DMA-maps */
-		"srpt_os_srq_create",		/* abi.h:343 srpt_os_srq_create */
-		"srpt_os_srq_destroy",		/* abi.h:344 srpt_os_srq_destroy */
-		"srpt_os_cmd_alloc",		/* abi.h:370 srpt_os_cmd_alloc */
-		"srpt_os_cmd_buf_add",		/* abi.h:387-395 srpt_os_cmd_buf_add: allocates */
-		/* abi.h:413-416 srpt_os_cmd_rdma_map: allocates MRs and memory */
+		"srpt_os_channel_destroy_cm",	/* abi.h:351-357 srpt_os_channel_destroy_cm */
+		"srpt_os_channel_destroy_qp",	/* abi.h:351-358 srpt_os_channel_destroy_qp */
+		"srpt_os_channel_free",		/* abi.h:351-359 srpt_os_channel_free */
+		"srpt_os_recv_alloc",		/* abi.h:364-368 srpt_os_recv_alloc: DMA-maps */
+		"srpt_os_srq_create",		/* abi.h:374 srpt_os_srq_create */
+		"srpt_os_srq_destroy",		/* abi.h:375 srpt_os_srq_destroy */
+		"srpt_os_cmd_alloc",		/* abi.h:401 srpt_os_cmd_alloc */
+		"srpt_os_cmd_buf_add",		/* abi.h:418-426 srpt_os_cmd_buf_add: allocates */
+		/* abi.h:444-447 srpt_os_cmd_rdma_map: allocates MRs and memory */
 		"srpt_os_cmd_rdma_map",
 		(const char *)0,
 	};
@@ -112,7 +112,7 @@ struct srpt_contract_dev {
 /* Any call with the device: NULL, or what it breaks. */
 static inline const char *srpt_contract_dev_check(const struct srpt_contract_dev *d)
 {
-	/* abi.h:77-80 srpt_core_device_remove: afterwards the core never uses @os. */
+	/* abi.h:89-92 srpt_core_device_remove: afterwards the core never uses @os. */
 	return d->removed ? "a call after srpt_core_device_remove()" : (const char *)0;
 }
 
@@ -120,7 +120,7 @@ static inline const char *srpt_contract_dev_check(const struct srpt_contract_dev
 static inline const char *srpt_contract_port_check(unsigned int port_num,
 						   unsigned int port_count)
 {
-	/* abi.h:48 port_count: ports are numbered 1..port_count. */
+	/* abi.h:60 port_count: ports are numbered 1..port_count. */
 	if (port_num < 1 || port_num > port_count)
 		return "a nonexistent port";
 	return (const char *)0;
@@ -128,14 +128,14 @@ static inline const char *srpt_contract_port_check(unsigned int port_num,
 
 static inline const char *srpt_contract_ib_cm_listen(const struct srpt_contract_dev *d)
 {
-	/* abi.h:85 srpt_os_ib_cm_listen: one listener per device, until ib_cm_stop. */
+	/* abi.h:97 srpt_os_ib_cm_listen: one listener per device, until ib_cm_stop. */
 	return d->ib_cm_listening ? "ib_cm_listen while listening" : (const char *)0;
 }
 
 /* A MAD agent for @port on a port that has one when @registered. */
 static inline const char *srpt_contract_mad_agent_register(int registered, const void *port)
 {
-	/* abi.h:93-96 srpt_os_mad_agent_register: the agent of @port, one per port. */
+	/* abi.h:105-108 srpt_os_mad_agent_register: the agent of @port, one per port. */
 	if (registered)
 		return "a second MAD agent on a port";
 	return port ? (const char *)0 : "a MAD agent without its port";
@@ -143,7 +143,7 @@ static inline const char *srpt_contract_mad_agent_register(int registered, const
 
 static inline const char *srpt_contract_events(const struct srpt_contract_dev *d, int start)
 {
-	/* abi.h:99-101 srpt_os_device_events_start: events flow between start and stop. */
+	/* abi.h:111-113 srpt_os_device_events_start: events flow between start and stop. */
 	if (start)
 		return d->events ? "events started twice" : (const char *)0;
 	return d->events ? (const char *)0 : "events stopped but not started";
@@ -151,16 +151,16 @@ static inline const char *srpt_contract_events(const struct srpt_contract_dev *d
 
 static inline const char *srpt_contract_srq_create(const struct srpt_contract_dev *d)
 {
-	/* abi.h:343 srpt_os_srq_create: one SRQ per device. */
+	/* abi.h:374 srpt_os_srq_create: one SRQ per device. */
 	return d->srq ? "srq_create while the device has an SRQ" : (const char *)0;
 }
 
 static inline const char *srpt_contract_srq_destroy(const struct srpt_contract_dev *d)
 {
-	/* abi.h:344 srpt_os_srq_destroy: of the SRQ srpt_os_srq_create made ... */
+	/* abi.h:375 srpt_os_srq_destroy: of the SRQ srpt_os_srq_create made ... */
 	if (!d->srq)
 		return "srq_destroy without an SRQ";
-	/* abi.h:291-344 srpt_os_srq_destroy: ... once no QP uses it (ib_destroy_srq WARNs). */
+	/* abi.h:313-375 srpt_os_srq_destroy: ... once no QP uses it (ib_destroy_srq WARNs). */
 	return d->srq_qps ? "srq_destroy while a QP uses the SRQ" : (const char *)0;
 }
 
@@ -206,76 +206,76 @@ struct srpt_contract {
 static inline const char *srpt_contract_check(const struct srpt_contract *c,
 					      enum srpt_contract_call call)
 {
-	/* abi.h:199-202 srpt_os_channel_free: the core frees @os last. */
+	/* abi.h:221-224 srpt_os_channel_free: the core frees @os last. */
 	if (c->freed)
 		return "a call after srpt_os_channel_free()";
 	switch (call) {
 	case SRPT_CONTRACT_CREATE_QP:
-		/* abi.h:295-298 srpt_os_channel_create_qp: one QP per channel. */
+		/* abi.h:321-324 srpt_os_channel_create_qp: one QP per channel. */
 		return c->qp || c->qp_destroyed ? "create_qp twice" : 0;
 	case SRPT_CONTRACT_OPEN_SESSION:
-		/* abi.h:301-302 srpt_os_channel_open_session: of a channel with a QP, once. */
+		/* abi.h:327-328 srpt_os_channel_open_session: of a channel with a QP, once. */
 		if (!c->qp)
 			return "open_session before create_qp";
 		return c->session ? "open_session twice" : 0;
 	case SRPT_CONTRACT_ACCEPT:
-		/* abi.h:305-306 srpt_os_channel_accept: once QP and session exist, once. */
+		/* abi.h:331-332 srpt_os_channel_accept: once QP and session exist, once. */
 		if (!c->qp)
 			return "accept without a QP";
 		if (!c->session)
 			return "accept without a LIO session";
 		return c->accepted ? "accept twice" : 0;
 	case SRPT_CONTRACT_REJECT:
-		/* abi.h:199-202 srpt_os_cm_reject: once, while the CM id lives. */
+		/* abi.h:221-224 srpt_os_cm_reject: once, while the CM id lives. */
 		if (c->cm_destroyed)
 			return "cm_reject after destroy_cm";
 		return c->rejected ? "cm_reject twice" : 0;
 	case SRPT_CONTRACT_DISCONNECT:
-		/* abi.h:314-315 srpt_os_channel_disconnect: through the CM id. */
+		/* abi.h:344-346 srpt_os_channel_disconnect: through the CM id. */
 		return c->cm_destroyed ? "disconnect after destroy_cm" : 0;
 	case SRPT_CONTRACT_QP_ERROR:
-		/* abi.h:316 srpt_os_channel_qp_error: of a live QP. */
+		/* abi.h:347 srpt_os_channel_qp_error: of a live QP. */
 		return c->qp ? 0 : "qp_error without a QP";
 	case SRPT_CONTRACT_ZERO_WRITE:
-		/* abi.h:317-318 srpt_os_channel_post_zero_write: on a live QP. */
+		/* abi.h:348-349 srpt_os_channel_post_zero_write: on a live QP. */
 		return c->qp ? 0 : "post_zero_write without a QP";
 	case SRPT_CONTRACT_RECV_POST:
-		/* abi.h:340-341 srpt_os_recv_post: on the channel's QP ... */
+		/* abi.h:371-372 srpt_os_recv_post: on the channel's QP ... */
 		if (!c->qp)
 			return "recv_post on a channel without a QP";
-		/* abi.h:284 max_recv_wr: ... which has no receive queue of its own on the SRQ. */
+		/* abi.h:306 max_recv_wr: ... which has no receive queue of its own on the SRQ. */
 		return c->use_srq ? "recv_post on the receive queue of a QP on the SRQ" : 0;
 	case SRPT_CONTRACT_CLOSE_SESSION:
-		/* abi.h:319-325 srpt_os_channel_close_session: teardown, in this order. */
+		/* abi.h:350-356 srpt_os_channel_close_session: teardown, in this order. */
 		return c->cm_destroyed || c->qp_destroyed ?
 			"close_session after the CM id or the QP was destroyed" : 0;
 	case SRPT_CONTRACT_DESTROY_CM:
-		/* abi.h:319-326 srpt_os_channel_destroy_cm: after close_session, before destroy_qp. */
+		/* abi.h:350-357 srpt_os_channel_destroy_cm: after close_session, before destroy_qp. */
 		if (c->session)
 			return "destroy_cm while the LIO session is open";
 		if (c->cm_destroyed)
 			return "destroy_cm twice";
 		if (c->qp_destroyed)
 			return "destroy_cm after destroy_qp";
-		/* abi.h:321-326 srpt_os_channel_destroy_cm: waits for the login handler. */
+		/* abi.h:352-357 srpt_os_channel_destroy_cm: waits for the login handler. */
 		return c->in_cm_handler ? "destroy_cm from its own CM handler: deadlock" : 0;
 	case SRPT_CONTRACT_DESTROY_QP:
-		/* abi.h:319-327 srpt_os_channel_destroy_qp: after close_session, once. */
+		/* abi.h:350-358 srpt_os_channel_destroy_qp: after close_session, once. */
 		if (c->session)
 			return "destroy_qp while the LIO session is open";
 		return c->qp_destroyed ? "destroy_qp twice" : 0;
 	case SRPT_CONTRACT_FREE:
-		/* abi.h:319-328 srpt_os_channel_free: last of the teardown. */
+		/* abi.h:350-359 srpt_os_channel_free: last of the teardown. */
 		if (c->session)
 			return "free with the LIO session open";
 		if (!c->cm_destroyed)
 			return "free before destroy_cm";
 		if (c->qp)
 			return "free before destroy_qp";
-		/* abi.h:370-373 srpt_os_cmd_free: a channel's send contexts go before it. */
+		/* abi.h:401-404 srpt_os_cmd_free: a channel's send contexts go before it. */
 		return c->cmds ? "free with a send context still allocated" : 0;
 	case SRPT_CONTRACT_CMD_POST:
-		/* abi.h:449-455 srpt_os_cmd_post: posts on the channel's QP. */
+		/* abi.h:482-488 srpt_os_cmd_post: posts on the channel's QP. */
 		return c->qp ? 0 : "cmd_post on a channel without a QP";
 	case SRPT_CONTRACT_ANY:
 		return 0;
@@ -332,15 +332,15 @@ static inline void srpt_contract_done(struct srpt_contract *c, enum srpt_contrac
 static inline const char *srpt_contract_login(const struct srpt_contract *c, int ret)
 {
 	if (ret) {
-		/* abi.h:199-205 srpt_os_cm_reject: a refused login is rejected first ... */
+		/* abi.h:221-227 srpt_os_cm_reject: a refused login is rejected first ... */
 		if (!c->rejected)
 			return "srpt_core_login failed without rejecting the login";
-		/* abi.h:202-203 srpt_os_cm_reject: ... and the shim frees what is left. */
+		/* abi.h:224-225 srpt_os_cm_reject: ... and the shim frees what is left. */
 		if (c->accepted || c->session)
 			return "srpt_core_login failed but left the login accepted or its session open";
 		return c->qp ? "srpt_core_login failed but left the QP" : (const char *)0;
 	}
-	/* abi.h:199-202 srpt_os_cm_reject: a login the core takes, it answers. */
+	/* abi.h:221-224 srpt_os_cm_reject: a login the core takes, it answers. */
 	if (!c->accepted && !c->rejected)
 		return "srpt_core_login took the channel without accepting or rejecting the login";
 	return (const char *)0;
@@ -351,16 +351,16 @@ static inline const char *srpt_contract_qp_params(const struct srpt_contract *c,
 						  const struct srpt_contract_dev *d,
 						  const void *core, const struct srpt_qp_params *p)
 {
-	/* abi.h:295-300 srpt_os_channel_create_qp: the shim's callbacks pass @core. */
+	/* abi.h:321-326 srpt_os_channel_create_qp: the shim's callbacks pass @core. */
 	if (!core)
 		return "create_qp without the core's channel";
-	/* abi.h:291-343 srpt_os_srq_create: a QP on the SRQ needs one. */
+	/* abi.h:313-374 srpt_os_srq_create: a QP on the SRQ needs one. */
 	if (p->use_srq && !d->srq)
 		return "create_qp with use_srq on a device without an SRQ";
-	/* abi.h:285-286 max_rdma_ctxs: the commands' share of the send WRs. */
+	/* abi.h:307-308 max_rdma_ctxs: the commands' share of the send WRs. */
 	if (p->max_rdma_ctxs > p->max_send_wr)
 		return "create_qp with more send WRs for commands than in all";
-	/* abi.h:194-196 initiator_depth: more RDMA READs than the request allows break it. */
+	/* abi.h:216-218 initiator_depth: more RDMA READs than the request allows break it. */
 	if (p->initiator_depth > c->peer_initiator_depth ||
 	    p->responder_resources > c->peer_responder_resources)
 		return "create_qp with RDMA READ depths beyond the initiator's";
@@ -390,7 +390,7 @@ static inline void srpt_contract_qp_destroyed(struct srpt_contract *c,
 /* srpt_os_channel_open_session() of @tpg for @initiator. */
 static inline const char *srpt_contract_open_session(const void *tpg, const char *initiator)
 {
-	/* abi.h:301-304 srpt_os_channel_open_session: a TPG and an initiator name. */
+	/* abi.h:327-330 srpt_os_channel_open_session: a TPG and an initiator name. */
 	return tpg && initiator ? (const char *)0 : "open_session without a TPG or initiator";
 }
 
@@ -402,7 +402,7 @@ static inline const char *srpt_contract_zero_write(const struct srpt_qp_params *
 						   unsigned int pending)
 {
 	/*
-	 * abi.h:284-286 max_send_wr: the zero-length writes are the core's
+	 * abi.h:306-308 max_send_wr: the zero-length writes are the core's
 	 * own, beyond the commands' share, with a slot left for ib_drain_qp().
 	 */
 	if ((unsigned long long)p->max_rdma_ctxs + pending + 1 > p->max_send_wr)
@@ -414,7 +414,7 @@ static inline const char *srpt_contract_zero_write(const struct srpt_qp_params *
 
 static inline const char *srpt_contract_recv_alloc(unsigned int align_offset)
 {
-	/* abi.h:332-337 srpt_os_recv_alloc: @align_offset into a 512-byte aligned buffer. */
+	/* abi.h:363-368 srpt_os_recv_alloc: @align_offset into a 512-byte aligned buffer. */
 	return align_offset < 512 ? (const char *)0 : "recv_alloc with an alignment offset of 512 or more";
 }
 
@@ -426,13 +426,13 @@ static inline const char *srpt_contract_recv_alloc(unsigned int align_offset)
 static inline const char *srpt_contract_recv_post(const struct srpt_contract_dev *d,
 						  int posted, int same_dev, int on_srq)
 {
-	/* abi.h:340-341 srpt_os_recv_post: a buffer receives one IU per post. */
+	/* abi.h:371-372 srpt_os_recv_post: a buffer receives one IU per post. */
 	if (posted)
 		return "recv_post of a buffer already posted";
-	/* abi.h:337-341 srpt_os_recv_post: on the device that mapped it. */
+	/* abi.h:368-372 srpt_os_recv_post: on the device that mapped it. */
 	if (!same_dev)
 		return "recv_post on another device than the buffer's";
-	/* abi.h:340-343 srpt_os_srq_create: the SRQ srpt_os_srq_create made. */
+	/* abi.h:371-374 srpt_os_srq_create: the SRQ srpt_os_srq_create made. */
 	if (on_srq && !d->srq)
 		return "recv_post on the SRQ of a device without one";
 	return (const char *)0;
@@ -440,7 +440,7 @@ static inline const char *srpt_contract_recv_post(const struct srpt_contract_dev
 
 static inline const char *srpt_contract_recv_free(int posted)
 {
-	/* abi.h:339 srpt_os_recv_free: the HCA may still write into a posted buffer. */
+	/* abi.h:370 srpt_os_recv_free: the HCA may still write into a posted buffer. */
 	return posted ? "recv_free of a buffer still posted" : (const char *)0;
 }
 
@@ -471,7 +471,7 @@ struct srpt_contract_wrs {
 
 static inline const char *srpt_contract_cmd_init(struct srpt_contract_wrs w)
 {
-	/* abi.h:375-380 srpt_os_cmd_init: a new command, once the last one's WRs completed. */
+	/* abi.h:406-411 srpt_os_cmd_init: a new command, once the last one's WRs completed. */
 	if (w.rdma || w.sends)
 		return "cmd_init of a send context with work requests outstanding";
 	return (const char *)0;
@@ -487,16 +487,16 @@ static inline void srpt_contract_cmd_init_done(struct srpt_contract_cmd *c)
 static inline const char *srpt_contract_buf_add(const struct srpt_contract_cmd *c,
 						unsigned int count, int dir, unsigned int len)
 {
-	/* abi.h:386-391 srpt_os_cmd_init: before it; after a failure, release first. */
+	/* abi.h:417-422 srpt_os_cmd_init: before it; after a failure, release first. */
 	if (c->bufs_final)
 		return "buf_add after cmd_init or a failed buf_add, before release_data";
-	/* abi.h:388-395 srpt_os_cmd_buf_add: later calls pass the first's count and direction. */
+	/* abi.h:419-426 srpt_os_cmd_buf_add: later calls pass the first's count and direction. */
 	if (c->added && (count != c->count || dir != c->dir))
 		return "buf_add with another count or direction than the first";
-	/* abi.h:386-387 srpt_os_cmd_init: once for each of the @count buffers. */
+	/* abi.h:417-418 srpt_os_cmd_init: once for each of the @count buffers. */
 	if (c->added >= count)
 		return "buf_add beyond the buffer count";
-	/* abi.h:387-395 srpt_os_cmd_buf_add: a buffer of @len bytes; the core asks for none empty. */
+	/* abi.h:418-426 srpt_os_cmd_buf_add: a buffer of @len bytes; the core asks for none empty. */
 	return len ? (const char *)0 : "buf_add of an empty buffer";
 }
 
@@ -504,7 +504,7 @@ static inline const char *srpt_contract_buf_add(const struct srpt_contract_cmd *
 static inline void srpt_contract_buf_add_done(struct srpt_contract_cmd *c, unsigned int count,
 					      int dir, int ret)
 {
-	/* abi.h:390-391 srpt_os_cmd_release_data: after a failure, before anything else. */
+	/* abi.h:421-422 srpt_os_cmd_release_data: after a failure, before anything else. */
 	if (ret < 0) {
 		c->bufs_final = 1;
 		return;
@@ -525,23 +525,23 @@ static inline const char *srpt_contract_rdma_map(const struct srpt_contract_cmd 
 						 unsigned int buf, unsigned int off,
 						 unsigned int len, unsigned int buf_len, int mapped)
 {
-	/* abi.h:410-416 srpt_os_cmd_rdma_map: of buffer @buf, which buf_add allocated. */
+	/* abi.h:441-447 srpt_os_cmd_rdma_map: of buffer @buf, which buf_add allocated. */
 	if (buf >= c->added)
 		return "rdma_map of a buffer buf_add did not allocate";
-	/* abi.h:402 srpt_os_cmd_rdma_map: never of a kept buffer. */
+	/* abi.h:433 srpt_os_cmd_rdma_map: never of a kept buffer. */
 	if (c->kept)
 		return "rdma_map of a kept buffer";
-	/* abi.h:412-413 SRPT_RDMA_PIECE_ALIGN: one mapping per buffer at a time ... */
+	/* abi.h:443-444 SRPT_RDMA_PIECE_ALIGN: one mapping per buffer at a time ... */
 	if (mapped)
 		return "rdma_map of a buffer mapped already";
-	/* abi.h:412 SRPT_RDMA_PIECE_ALIGN: ... at a multiple of it ... */
+	/* abi.h:443 SRPT_RDMA_PIECE_ALIGN: ... at a multiple of it ... */
 	if (off % SRPT_RDMA_PIECE_ALIGN)
 		return "rdma_map at an offset that is not a piece boundary";
-	/* abi.h:410-416 srpt_os_cmd_rdma_map: ... of bytes of the buffer. */
+	/* abi.h:441-447 srpt_os_cmd_rdma_map: ... of bytes of the buffer. */
 	if (!len || off > buf_len || len > buf_len - off)
 		return "rdma_map of bytes beyond the buffer";
 	/*
-	 * abi.h:493-503 srpt_core_queue_response: read data is mapped once
+	 * abi.h:526-536 srpt_core_queue_response: read data is mapped once
 	 * LIO queued it: with bounce buffers the mapping copies the bytes
 	 * the backend wrote.
 	 */
@@ -554,12 +554,12 @@ static inline const char *srpt_contract_rdma_map(const struct srpt_contract_cmd 
 static inline const char *srpt_contract_rdma_unmap(const struct srpt_contract_cmd *c,
 						   unsigned int buf, int outstanding)
 {
-	/* abi.h:402 srpt_os_cmd_rdma_map: a kept buffer is never unmapped ... */
+	/* abi.h:433 srpt_os_cmd_rdma_map: a kept buffer is never unmapped ... */
 	if (c->kept)
 		return "rdma_unmap of a kept buffer";
 	if (buf >= c->added)
 		return "rdma_unmap of a buffer buf_add did not allocate";
-	/* abi.h:418-419 srpt_os_cmd_rdma_unmap: once its WRs completed or were never posted. */
+	/* abi.h:449-450 srpt_os_cmd_rdma_unmap: once its WRs completed or were never posted. */
 	return outstanding ? "rdma_unmap of a buffer while its transfer is outstanding" :
 			     (const char *)0;
 }
@@ -567,13 +567,13 @@ static inline const char *srpt_contract_rdma_unmap(const struct srpt_contract_cm
 /* release_data while a transfer of its buffers is @outstanding. */
 static inline const char *srpt_contract_release_data(int outstanding)
 {
-	/* abi.h:418-421 srpt_os_cmd_release_data: unmaps, so after the transfers. */
+	/* abi.h:449-452 srpt_os_cmd_release_data: unmaps, so after the transfers. */
 	return outstanding ? "release_data while a transfer is outstanding" : (const char *)0;
 }
 
 static inline void srpt_contract_release_data_done(struct srpt_contract_cmd *c)
 {
-	/* abi.h:420-421 srpt_os_cmd_release_data: idempotent. */
+	/* abi.h:451-452 srpt_os_cmd_release_data: idempotent. */
 	c->count = 0;
 	c->added = 0;
 	c->dir = SRPT_DATA_NONE;
@@ -585,22 +585,33 @@ static inline void srpt_contract_release_data_done(struct srpt_contract_cmd *c)
 static inline const char *srpt_contract_submit(const struct srpt_contract_cmd *c,
 					       int cdb_reposted)
 {
-	/* abi.h:376-380 srpt_os_cmd_init: the command LIO owns from submit on. */
+	/* abi.h:407-411 srpt_os_cmd_init: the command LIO owns from submit on. */
 	if (!c->inited)
 		return "submit before cmd_init";
-	/* abi.h:423-427 srpt_os_cmd_submit: LIO copies the CDB: it is the IU's still. */
+	/* abi.h:454-458 srpt_os_cmd_submit: LIO copies the CDB: it is the IU's still. */
 	return cdb_reposted ? "submit of a CDB in a receive buffer posted again" : (const char *)0;
 }
 
-static inline const char *srpt_contract_abort(struct srpt_contract_wrs w)
+static inline const char *srpt_contract_abort(struct srpt_contract_wrs w, int why)
 {
-	/* abi.h:428-432 srpt_os_cmd_abort: the write data cannot be had: none comes. */
+	/* abi.h:459-465 srpt_os_cmd_abort: an answer enum srpt_write_failure names. */
+	if (why != SRPT_WRITE_TASK_SET_FULL && why != SRPT_WRITE_ABORTED_COMMAND)
+		return "abort with an answer enum srpt_write_failure does not name";
+	/* abi.h:464-465 srpt_os_cmd_abort: the write data cannot be had: none comes. */
 	return w.rdma ? "abort with an RDMA READ outstanding" : (const char *)0;
+}
+
+static inline const char *srpt_contract_rdma_cm_listen(int af)
+{
+	/* abi.h:181-190 srpt_os_rdma_cm_listen: a family enum srpt_inet_family names. */
+	if (af != SRPT_INET4 && af != SRPT_INET6)
+		return "rdma_cm_listen of a family enum srpt_inet_family does not name";
+	return (const char *)0;
 }
 
 static inline const char *srpt_contract_submit_tmr(struct srpt_contract_wrs w)
 {
-	/* abi.h:443-444 srpt_os_cmd_submit_tmr: a send context of its own, idle. */
+	/* abi.h:476-477 srpt_os_cmd_submit_tmr: a send context of its own, idle. */
 	if (w.rdma || w.sends)
 		return "submit_tmr on a send context with work requests outstanding";
 	return (const char *)0;
@@ -618,13 +629,13 @@ static inline void srpt_contract_submit_tmr_done(struct srpt_contract_cmd *c)
 static inline const char *srpt_contract_execute(struct srpt_contract_wrs w, int mapped,
 						int imm_reposted)
 {
-	/* abi.h:446-447 srpt_os_cmd_execute: the write data is in ... */
+	/* abi.h:479-480 srpt_os_cmd_execute: the write data is in ... */
 	if (w.rdma)
 		return "execute with an RDMA READ outstanding";
-	/* abi.h:418-419 srpt_os_cmd_rdma_unmap: ... its READs unmapped (bounce buffers copy) ... */
+	/* abi.h:449-450 srpt_os_cmd_rdma_unmap: ... its READs unmapped (bounce buffers copy) ... */
 	if (mapped)
 		return "execute with a buffer still mapped for RDMA";
-	/* abi.h:383-384 srpt_os_cmd_map_imm: ... or in the receive buffer, not posted again. */
+	/* abi.h:414-415 srpt_os_cmd_map_imm: ... or in the receive buffer, not posted again. */
 	return imm_reposted ? "execute with the immediate data's buffer posted again" :
 			      (const char *)0;
 }
@@ -648,24 +659,24 @@ static inline const char *srpt_contract_post(const struct srpt_contract_cmd *c,
 					     const struct srpt_contract_post_call *p,
 					     struct srpt_contract_wrs w)
 {
-	/* abi.h:449-455 srpt_os_cmd_post: @mapped, the buffers mapped since the last post. */
+	/* abi.h:482-488 srpt_os_cmd_post: @mapped, the buffers mapped since the last post. */
 	if (p->mapped != p->now)
 		return "post of another number of mapped buffers than are";
-	/* abi.h:450-455 srpt_os_cmd_post: or bytes of the kept buffer, once. */
+	/* abi.h:483-488 srpt_os_cmd_post: or bytes of the kept buffer, once. */
 	if (p->kept_len && !c->kept)
 		return "post of bytes of a buffer that is not kept";
 	if (p->kept_len && (p->kept_posted || p->kept_len > p->kept_len_max))
 		return "post of a kept buffer posted already, or beyond its length";
-	/* abi.h:449-455 srpt_os_cmd_post: transfers, a response, or both. */
+	/* abi.h:482-488 srpt_os_cmd_post: transfers, a response, or both. */
 	if (!p->now && !p->kept_len && !p->rsp_len)
 		return "post of nothing";
-	/* abi.h:410-416 srpt_os_cmd_rdma_map: READs of write data complete before a response. */
+	/* abi.h:441-447 srpt_os_cmd_rdma_map: READs of write data complete before a response. */
 	if ((p->now || p->kept_len) && p->rsp_len && c->dir == SRPT_DATA_OUT)
 		return "post of write data with a response";
-	/* abi.h:370-372 srpt_os_cmd_alloc: a response fits its buffer of @rsp_size. */
+	/* abi.h:401-403 srpt_os_cmd_alloc: a response fits its buffer of @rsp_size. */
 	if (p->rsp_len > p->rsp_size)
 		return "post of a response larger than its buffer";
-	/* abi.h:452-455 srpt_os_cmd_post: one post at a time, until it completes. */
+	/* abi.h:485-488 srpt_os_cmd_post: one post at a time, until it completes. */
 	if (w.rdma || w.sends)
 		return "post while the command's last post is outstanding";
 	return (const char *)0;
@@ -675,7 +686,7 @@ static inline const char *srpt_contract_post(const struct srpt_contract_cmd *c,
 static inline const char *srpt_contract_post_wrs(const struct srpt_qp_params *p,
 						 unsigned long long used)
 {
-	/* abi.h:286 max_rdma_ctxs: the commands' share of the send queue. */
+	/* abi.h:308 max_rdma_ctxs: the commands' share of the send queue. */
 	return used > p->max_rdma_ctxs ? "post overflows the commands' share of the send queue" :
 					 (const char *)0;
 }
@@ -690,7 +701,7 @@ static inline const char *srpt_contract_rsp(const unsigned char *rsp, unsigned i
 		return (const char *)0;
 	sense = (unsigned int)rsp[28] << 24 | (unsigned int)rsp[29] << 16 |
 		(unsigned int)rsp[30] << 8 | rsp[31];
-	/* abi.h:363-368 SRPT_SENSE_SIZE: LIO's sense data is at most this. */
+	/* abi.h:394-399 SRPT_SENSE_SIZE: LIO's sense data is at most this. */
 	return sense > SRPT_SENSE_SIZE ? "a response with more sense data than SRPT_SENSE_SIZE" :
 					 (const char *)0;
 }

@@ -722,12 +722,10 @@ extern "C" void srpt_os_cmd_abort(struct srpt_os_cmd *c, enum srpt_write_failure
 	std::lock_guard<std::mutex> g(g_mu);
 	if (!check_cmd_locked(c, "srpt_os_cmd_abort"))
 		return;
-	if (why != SRPT_WRITE_TASK_SET_FULL && why != SRPT_WRITE_ABORTED_COMMAND)
-		violation_locked(strf("srpt_os_cmd_abort with answer %d", why));
 	const bool transient = why == SRPT_WRITE_TASK_SET_FULL;
 	trace_locked(transient ? "cmd_abort transient" : "cmd_abort");
 	count_call_locked("srpt_os_cmd_abort");
-	breach_locked(__func__, srpt_contract_abort(wrs_of(c)));
+	breach_locked(__func__, srpt_contract_abort(wrs_of(c), why));
 	c->abort_calls++;
 	c->abort_transient = transient;
 }

@@ -968,10 +968,8 @@ extern "C" int srpt_os_rdma_cm_listen(enum srpt_inet_family af, srpt_u16 port)
 	might_sleep_call(__func__);
 	std::lock_guard<std::mutex> g(g_mu);
 	State &s = S();
-	if (af != SRPT_INET4 && af != SRPT_INET6) {
-		violation_locked(strf("srpt_os_rdma_cm_listen of family %d", af));
+	if (breach_locked(__func__, srpt_contract_rdma_cm_listen(af)))
 		return -EINVAL;
-	}
 	const bool v6 = af == SRPT_INET6;
 	(v6 ? s.listen6_calls : s.listen_calls).push_back(port);
 	trace_locked(strf("listen IPv%d %u", v6 ? 6 : 4, port));
