@@ -36,7 +36,7 @@ lun=/root/lun0.img
 # srpt-tools, as the package installs it; then the staged module over the
 # overlay's /lib/modules/<release>.
 expect_ok test -e "$tools"
-usr_overlay /run/srpt-usr
+dir_overlay /usr /run/srpt-usr
 dpkg_quiet
 expect_ok dpkg -i "$tools"
 expect_ok test -x /usr/sbin/srpt-wait-ports

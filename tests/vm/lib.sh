@@ -941,13 +941,17 @@ klog_has() {
 # ---- packages and systemd units ----
 # The guest's /usr (and so /lib, /bin, /sbin: merged into /usr) is the
 # host's, read-only: a package installs into an overlay on it, whose
-# upper layer is UPPER (a tmpfs directory, or one on a disk that survives
-# a reboot), as scripts/vm lays tmpfs over /etc and /var.
+# upper layer is in UPPER (a tmpfs directory, or one on a disk that
+# survives a reboot), as scripts/vm lays tmpfs over /etc and /var.
 
-# usr_overlay UPPER: a writable /usr over the host's, changes in UPPER.
-usr_overlay() {
-	mkdir -p "$1/usr/u" "$1/usr/w"
-	expect_ok mount -t overlay -o "lowerdir=/usr,upperdir=$1/usr/u,workdir=$1/usr/w" overlay /usr
+# dir_overlay DIR UPPER: a writable DIR over what it shows now, changes
+# in UPPER/<DIR's name>/u (kept there: laid over again at the next boot,
+# it shows them again). /etc and /var may get one too: an overlay over
+# scripts/vm's overlay.
+dir_overlay() {
+	local d=$2/${1#/}
+	mkdir -p "$d/u" "$d/w"
+	expect_ok mount -t overlay -o "lowerdir=$1,upperdir=$d/u,workdir=$d/w" overlay "$1"
 }
 
 # dpkg_quiet: no man-db trigger (mandb over the 9p root takes minutes
