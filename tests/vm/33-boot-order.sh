@@ -77,6 +77,9 @@ power_off
 # --- The device comes after the restore started -----------------------
 log "starting $unit's commands with no RDMA device"
 unit_log=/tmp/unit.log
+# There before the job writes it: file_has on a missing file ends the
+# scenario (its $(<file) fails in the shell itself, under the ERR trap).
+: >"$unit_log"
 t0=$SECONDS
 unit_start "$unit" >"$unit_log" 2>&1 &
 unit_pid=$!
