@@ -102,7 +102,7 @@ expect_dkms() {
 	_indent <<<"$VM_LAST_OUTPUT"
 	expect_output "^ib_srpt/$(ere_quote "$1"), $kver_re, x86_64: installed"
 	# (DKMS's readelf warns about 6.12's headers on stderr: not counted.)
-	[ "$(grep -c '^ib_srpt/' <<<"$VM_LAST_OUTPUT")" = "$(grep -c "^ib_srpt/$(ere_quote "$1"), " <<<"$VM_LAST_OUTPUT")" ] ||
+	[ "$(grep -c '^ib_srpt/' <<<"$VM_LAST_OUTPUT")" = "$(grep -cE "^ib_srpt/$(ere_quote "$1"), " <<<"$VM_LAST_OUTPUT")" ] ||
 		fail "dkms status names another version than $1"
 	expect_ok modinfo -k "$kver" ib_srpt
 	expect_output "^filename: +/lib/modules/$kver_re/updates/dkms/ib_srpt\\.ko"
