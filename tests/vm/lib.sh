@@ -937,3 +937,94 @@ klog_has() {
 	new=$(_vm_dmesg_since "$_vm_klog_mark")
 	grep -qE -- "$1" <<<"$new"
 }
+
+# ---- packages and systemd units ----
+# The guest's /usr (and so /lib, /bin, /sbin: merged into /usr) is the
+# host's, read-only: a package installs into an overlay on it, whose
+# upper layer is in UPPER (a tmpfs directory, or one on a disk that
+# survives a reboot), as scripts/vm lays tmpfs over /etc and /var.
+
+# dir_overlay DIR UPPER: a writable DIR over what it shows now, changes
+# in UPPER/<DIR's name>/u (kept there: laid over again at the next boot,
+# it shows them again). /etc and /var may get one too: an overlay over
+# scripts/vm's overlay.
+dir_overlay() {
+	local d=$2/${1#/}
+	mkdir -p "$d/u" "$d/w"
+	expect_ok mount -t overlay -o "lowerdir=$1,upperdir=$d/u,workdir=$d/w" overlay "$1"
+}
+
+# dpkg_quiet: no man-db trigger (mandb over the 9p root takes minutes
+# under TCG); what dpkg installs is the same.
+dpkg_quiet() {
+	rm -f /var/lib/man-db/auto-update
+}
+
+# _vm_unit_lines UNIT KEY...: the lines KEY=VALUE of UNIT and its drop-ins
+# (/lib/systemd/system/UNIT, then UNIT.d/*.conf there and in
+# /etc/systemd/system, in that order), as "KEY VALUE". An empty
+# assignment of a key resets its list, as systemd does.
+_vm_unit_lines() {
+	local unit=$1 f key line
+	shift
+	for f in "/lib/systemd/system/$unit" /lib/systemd/system/"$unit".d/*.conf \
+		/etc/systemd/system/"$unit".d/*.conf; do
+		[ -f "$f" ] || continue
+		while IFS= read -r line; do
+			for key in "$@"; do
+				[[ $line == "$key="* ]] && printf '%s %s\n' "$key" "${line#"$key="}"
+			done
+		done <"$f"
+	done | awk '{ k = $1; v = substr($0, length(k) + 2)
+		if (v == "") { n[k] = 0; next }
+		list[k, ++n[k]] = v; if (!(k in order)) { order[k] = ++nk; keys[nk] = k } }
+		END { for (i = 1; i <= nk; i++) for (j = 1; j <= n[keys[i]]; j++) print keys[i], list[keys[i], j] }'
+}
+
+# unit_start UNIT: runs what systemd runs to start the oneshot UNIT, read
+# from the installed unit and drop-ins: its EnvironmentFile= files, then
+# each ExecStartPre= and ExecStart= in order ("-": a failure is ignored;
+# otherwise it stops the start). Prints "unit: COMMAND" before each, and
+# "unit: COMMAND: exit status N" after a failure. No shell: words split
+# at blanks (these units quote nothing). Status: the failed command's, 0.
+unit_start() {
+	local unit=$1 key val ignore rc words=() envs=() cmds=() f
+	while read -r key val; do
+		case "$key" in
+		EnvironmentFile) envs+=("$val") ;;
+		# systemd runs every ExecStartPre= before the first ExecStart=.
+		ExecStartPre) cmds+=("$val") ;;
+		esac
+	done < <(_vm_unit_lines "$unit" EnvironmentFile ExecStartPre)
+	while read -r key val; do
+		cmds+=("$val")
+	done < <(_vm_unit_lines "$unit" ExecStart)
+	[ ${#cmds[@]} -gt 0 ] || { echo "unit: no ExecStart= in $unit"; return 1; }
+	(
+		for f in "${envs[@]}"; do
+			ignore=
+			[[ $f != -* ]] || { ignore=1; f=${f#-}; }
+			if [ -f "$f" ]; then
+				set -a
+				# shellcheck source=/dev/null
+				. "$f"
+				set +a
+			elif [ -z "$ignore" ]; then
+				echo "unit: EnvironmentFile $f is missing"
+				exit 1
+			fi
+		done
+		for val in "${cmds[@]}"; do
+			ignore=
+			[[ $val != -* ]] || { ignore=1; val=${val#-}; }
+			read -ra words <<<"$val"
+			echo "unit: ${words[*]}"
+			rc=0
+			"${words[@]}" || rc=$?
+			if [ "$rc" != 0 ]; then
+				echo "unit: ${words[*]}: exit status $rc"
+				[ -n "$ignore" ] || exit "$rc"
+			fi
+		done
+	)
+}
