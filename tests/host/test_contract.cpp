@@ -220,6 +220,13 @@ struct Chan {
 	}
 	srpt_channel *handle() { return reinterpret_cast<srpt_channel *>(&core); }
 	int create_qp() { return srpt_os_channel_create_qp(&ch, handle(), &p); }
+	/* A send context with a 64-byte response buffer; its core handle is ours. */
+	srpt_os_cmd *alloc_cmd(void **rsp)
+	{
+		const srpt_u8 *sense;
+
+		return srpt_os_cmd_alloc(&ch, reinterpret_cast<srpt_cmd *>(&core), 64, rsp, &sense);
+	}
 	/* Teardown without a session; nothing may be outstanding. */
 	void teardown()
 	{
@@ -362,9 +369,7 @@ TEST_F(Contract, CommandBuffers)
 	Chan c(d.get());
 	ASSERT_EQ(0, c.create_qp());
 	void *rsp;
-	const srpt_u8 *sense;
-	int core;
-	srpt_os_cmd *cmd = srpt_os_cmd_alloc(&c.ch, reinterpret_cast<srpt_cmd *>(&core), 64, &rsp, &sense);
+	srpt_os_cmd *cmd = c.alloc_cmd(&rsp);
 	ASSERT_NE(nullptr, cmd);
 
 	EXPECT_BREACH((void)srpt_os_cmd_buf_add(cmd, 2, SRPT_DATA_OUT, 0x1000, 1, 0),
@@ -406,9 +411,7 @@ TEST_F(Contract, CommandPosts)
 	Chan c(d.get());
 	ASSERT_EQ(0, c.create_qp());
 	void *rsp;
-	const srpt_u8 *sense;
-	int core;
-	srpt_os_cmd *cmd = srpt_os_cmd_alloc(&c.ch, reinterpret_cast<srpt_cmd *>(&core), 64, &rsp, &sense);
+	srpt_os_cmd *cmd = c.alloc_cmd(&rsp);
 	ASSERT_NE(nullptr, cmd);
 	std::memset(rsp, 0, 64);
 	srpt_u8 cdb[16] = {};

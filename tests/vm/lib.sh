@@ -183,6 +183,9 @@ wait_for() {
 # file_has FILE TEXT: FILE contains TEXT; no program started.
 file_has() {
 	local content
+	# Not there yet is a plain "no": the substitution's failed redirection
+	# would run the ERR trap (errtrace) in its subshell.
+	[ -r "$1" ] || return 1
 	content=$(<"$1") || return 1
 	[[ $content == *"$2"* ]]
 }
