@@ -17,8 +17,8 @@
  *                                  and LIO is never called under it
  *     Device::srq_mutex_           the shared receive queue
  *
- *   g_listening_port               the RDMA/CM listener (listener.cpp, a
- *                                  Guarded<u32, Mutex>); takes no core lock
+ *   g_listening                    the RDMA/CM listener (listener.cpp, a
+ *                                  Guarded<Listening, Mutex>); takes no core lock
  *
  * Spinlocks are leaves, taken with interrupts disabled and nothing that
  * sleeps inside:

@@ -15,17 +15,27 @@
 namespace srpt {
 namespace {
 
-/* The port listened on (0: none), inside the mutex that serialises switching it. */
-constinit ktl::Guarded<u32, ktl::Mutex> g_listening_port{0};
+/* What listens, inside the mutex that serialises switching it. */
+struct Listening {
+	u32 port = 0;		/* 0: none */
+	bool ipv6 = false;	/* IPv6 listens on it too */
+	bool stored = false;	/* discovery_auth/rdma_cm_port was written */
+};
+constinit ktl::Guarded<Listening, ktl::Mutex> g_listening{};
 
-/* listen_rdma_cm() under that mutex: @listening is the port listened on. */
-int switch_port(u32 &listening, u32 port)
+/*
+ * listen_rdma_cm() under that mutex. The same port again retries only
+ * what failed: IPv6, which may have been down for a while.
+ */
+int switch_port(Listening &l, u32 port)
 {
-	if (port == listening)
-		return 0;
 	const auto p = static_cast<srpt_u16>(port);
+	const bool same = port == l.port;
+
+	if (same && (l.ipv6 || !port))
+		return 0;
 	/* IPv4 decides: without it the port cannot serve RoCE v1/v2 over IPv4 or iWARP. */
-	const int ret = srpt_os_rdma_cm_listen(SRPT_INET4, p);
+	const int ret = same ? 0 : srpt_os_rdma_cm_listen(SRPT_INET4, p);
 	if (ret) {
 		srpt_os_log(SRPT_LOG_ERR, "rdma_cm_port: listening on port %u failed (%pe)\n", port,
 			    ktl::err_arg(ret));
@@ -44,11 +54,16 @@ int switch_port(u32 &listening, u32 port)
 		/* Not the old port's IPv6 listener beside the new IPv4 one. */
 		KTL_WARN_ON(srpt_os_rdma_cm_listen(SRPT_INET6, 0));
 	}
-	if (port)
+	l.ipv6 = port && !ret6;
+	if (same) {
+		if (l.ipv6)
+			srpt_os_log(SRPT_LOG_INFO, "RDMA/CM: port %u takes IPv6 logins too\n", port);
+	} else if (port) {
 		srpt_os_log(SRPT_LOG_INFO, "RDMA/CM: listening for logins on port %u\n", port);
-	else
+	} else {
 		srpt_os_log(SRPT_LOG_INFO, "RDMA/CM: no longer listening for logins\n");
-	listening = port;
+	}
+	l.port = port;
 	return 0;
 }
 
@@ -56,13 +71,23 @@ int switch_port(u32 &listening, u32 port)
 
 void listener_init()
 {
-	KTL_LOCK_INIT(g_listening_port);
+	KTL_LOCK_INIT(g_listening);
+}
+
+void reset_listener_for_test()
+{
+	g_listening.with([](Listening &l) {
+		KTL_WARN_ON(l.port);
+		l = Listening{};
+	});
 }
 
 int listen_rdma_cm(u32 port)
 {
-	return g_listening_port.with(
-		[port](u32 &listening) { return switch_port(listening, port); });
+	return g_listening.with([port](Listening &l) {
+		l.stored = true;
+		return switch_port(l, port);
+	});
 }
 
 /*
@@ -73,8 +98,11 @@ int listen_rdma_cm(u32 port)
 void listener_start()
 {
 	const u32 port = rdma_cm_port_param();
+	/* configfs is there once LIO has the fabric: a write during the load wins. */
+	const int ret = g_listening.with(
+		[port](Listening &l) { return l.stored ? 0 : switch_port(l, port); });
 
-	if (listen_rdma_cm(port))
+	if (ret)
 		srpt_os_log(SRPT_LOG_ERR,
 			    "rdma_cm_port: loaded without an RDMA/CM listener; once port %u is free, write it to discovery_auth/rdma_cm_port\n",
 			    port);
@@ -82,7 +110,7 @@ void listener_start()
 
 void show_rdma_cm_port(ktl::TextBuf &s)
 {
-	s.dec(g_listening_port.with([](u32 listening) { return listening; }));
+	s.dec(g_listening.with([](const Listening &l) { return l.port; }));
 	s.put('\n');
 }
 

@@ -2,6 +2,8 @@
 /* The host test fixture and main(); see fixture.h. */
 #include "fixture.h"
 
+#include <srpt/listener.h>
+
 #include <srpt/params.h>
 #include <srpt/live.h>
 #include <srpt/registry.h>
@@ -48,6 +50,8 @@ void CoreTest::TearDown()
 	if (srpt_core_rdma_cm_port_show(buf, sizeof(buf)) > 0 && std::string(buf) != "0\n") {
 		EXPECT_EQ(2, srpt_core_rdma_cm_port_store("0\n", 2));
 	}
+	/* And as loaded again: no port written, so the next start listens. */
+	srpt::reset_listener_for_test();
 
 	const auto warnings = fake::take_warnings();
 	EXPECT_TRUE(warnings.empty()) << "unexpected srpt_os_warn():" << join(warnings);

@@ -208,6 +208,19 @@ TEST_F(Params, StartListensOnTheParametersPort)
 }
 
 /*
+ * discovery_auth/rdma_cm_port is there once LIO has the fabric, before
+ * srpt_core_start(): a port written meanwhile is the administrator's.
+ */
+TEST_F(Params, StartKeepsAPortWrittenDuringTheLoad)
+{
+	ASSERT_EQ(0, srpt_core_param_set(SRPT_PARAM_RDMA_CM_PORT, "5555"));
+	ASSERT_EQ(5, srpt_core_rdma_cm_port_store("6000\n", 5));
+	srpt_core_start();
+	EXPECT_EQ(6000, fake::listening_port());
+	EXPECT_EQ((std::vector<std::uint16_t>{6000}), fake::listen_calls());
+}
+
+/*
  * A taken port does not fail the load (at boot that would lose the whole
  * configuration targetctl restores): the module loads without the
  * listener, says how to add it, and the configfs file shows none.

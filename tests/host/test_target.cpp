@@ -601,6 +601,24 @@ TEST_F(Configfs, RdmaCmIpv6FailureListensForIpv4Only)
 	EXPECT_EQ(1, fake::log_count("RDMA/CM: listening for logins on port 4321", SRPT_LOG_INFO));
 }
 
+/* The same port again retries IPv6 alone, once it can listen. */
+TEST_F(Configfs, RdmaCmSamePortRetriesIpv6)
+{
+	fake::config().listen6_error = -EAFNOSUPPORT;
+	ASSERT_EQ(4, cm_store("4321"));
+	ASSERT_EQ(0, fake::listening6_port());
+	EXPECT_EQ(4, cm_store("4321")) << "IPv6 still cannot listen: the port stays";
+	EXPECT_EQ(0, fake::listening6_port());
+	fake::config().listen6_error = 0;
+	EXPECT_EQ(4, cm_store("4321"));
+	EXPECT_EQ(4321, fake::listening6_port());
+	EXPECT_EQ((std::vector<std::uint16_t>{4321}), fake::listen_calls()) << "IPv4 listened once";
+	EXPECT_EQ(1, fake::log_count("RDMA/CM: port 4321 takes IPv6 logins too", SRPT_LOG_INFO));
+	const std::size_t calls = fake::listen6_calls().size();
+	EXPECT_EQ(4, cm_store("4321"));
+	EXPECT_EQ(calls, fake::listen6_calls().size()) << "both listening: nothing to retry";
+}
+
 /* Without IPv4 the port is not taken: both families keep what they had. */
 TEST_F(Configfs, RdmaCmIpv4FailureKeepsBothListeners)
 {
