@@ -51,6 +51,8 @@ class Fixture(unittest.TestCase):
         self.sysfs = os.path.join(self.tmp.name, "infiniband")
         os.makedirs(self.sysfs)
         self.save = os.path.join(self.tmp.name, "saveconfig.json")
+        # No udev unless a test makes its data directory.
+        self.udev = os.path.join(self.tmp.name, "udev")
 
     def add_port(self, dev, port, gid):
         d = os.path.join(self.sysfs, dev, "ports", str(port), "gids")
@@ -75,7 +77,7 @@ class Fixture(unittest.TestCase):
         e.pop("SRPT_WAIT_PORTS_TIMEOUT", None)
         e.update(env or {})
         t0 = time.monotonic()
-        p = subprocess.run([sys.executable, TOOL, "--sysfs", self.sysfs, *args],
+        p = subprocess.run([sys.executable, TOOL, "--sysfs", self.sysfs, "--udev", self.udev, *args],
                            capture_output=True, text=True, env=e, timeout=60)
         return p, time.monotonic() - t0
 
@@ -144,6 +146,32 @@ class Program(Fixture):
         self.assertGreaterEqual(float(m.group(1)), 1.9)
         self.assertIn("rxe0 port 1 is there", p.stdout)
         self.assertNotIn("timed out", p.stdout)
+
+    def test_with_udev_a_device_counts_once_udev_added_it(self):
+        # The GID is in sysfs before ib_srpt has the device; udev's
+        # record of the "add" comes after.
+        data = os.path.join(self.udev, "data")
+        os.makedirs(data)
+        self.add_port("mlx5_0", 1, IB)
+        self.write_config([srpt("ib." + IB)])
+        timer = threading.Timer(2.0, lambda: open(os.path.join(data, "+infiniband:mlx5_0"), "w").close())
+        timer.start()
+        self.addCleanup(timer.cancel)
+        p, secs = self.run_tool("--timeout", "30")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertGreaterEqual(secs, 2.0)
+        self.assertLess(secs, W.UDEV_GRACE)
+        self.assertRegex(p.stdout, r"(?m)^srpt-wait-ports: ib\.%s: mlx5_0 port 1 appeared after" % IB)
+
+    def test_with_udev_rules_that_record_nothing_the_files_count_later(self):
+        os.makedirs(os.path.join(self.udev, "data"))
+        self.add_port("mlx5_0", 1, IB)
+        self.write_config([srpt("ib." + IB)])
+        p, secs = self.run_tool("--timeout", "30")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertGreaterEqual(secs, W.UDEV_GRACE)
+        self.assertLess(secs, W.UDEV_GRACE + 5)
+        self.assertIn("mlx5_0 port 1 appeared after", p.stdout)
 
     def test_times_out_naming_the_missing_port(self):
         self.add_port("rxe0", 1, ROCE)
