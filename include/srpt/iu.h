@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * Parsing the SRP request IUs a channel receives: SRP_CMD (CDB, LUN, task
- * attribute and data buffer descriptors, srpt_get_desc_tbl) and
- * SRP_TSK_MGMT. Every field is read at its offset with a bounds check
- * against the number of bytes actually received.
+ * Parsing SRP_CMD, the request IU of a SCSI command: CDB, LUN, task
+ * attribute and data buffer descriptors (srpt_get_desc_tbl). Every field
+ * is read at its offset with a bounds check against the number of bytes
+ * actually received. SRP_TSK_MGMT is tmf.h's.
  */
 #pragma once
 
@@ -64,17 +64,6 @@ struct SrpCmd {
  * rest of *@out only on success. Returns 0 or -kEINVAL with *why set.
  */
 [[nodiscard]] int parse_srp_cmd(ktl::Bytes iu, u32 imm_data_offset, SrpCmd *out, const char **why);
-
-struct SrpTskMgmt {
-	u64 tag = 0;
-	u64 lun = 0;
-	u64 task_tag = 0;
-	u8 sol_not = 0;
-	u8 function = 0;
-	srpt_tmf tmf = SRPT_TMF_UNSUPPORTED;
-};
-
-[[nodiscard]] int parse_srp_tsk_mgmt(ktl::Bytes iu, SrpTskMgmt *out);
 
 /* The 8-byte SCSI LUN as LIO numbers it (scsilun_to_int). */
 u64 scsilun_to_int(const u8 lun[8]);

@@ -34,7 +34,4 @@ constexpr u8 kSenseInvalidFieldInIu[18] = {0x70, 0, 0x05, 0, 0, 0, 0, 10, 0, 0, 
 /* ABORTED COMMAND, no additional sense: the data could not be moved. */
 constexpr u8 kSenseAbortedCommand[18] = {0x70, 0, 0x0b, 0, 0, 0, 0, 10};
 
-/* The SRP RSP_CODE for LIO's answer to a task management function. */
-u8 tmf_rsp_code(srpt_tmr_response r);
-
 } // namespace srpt

@@ -12,6 +12,7 @@
 #include <srpt/channel.h>
 #include <srpt/cmd.h>
 #include <srpt/response.h>
+#include <srpt/tmf.h>
 #include <srpt/send_queue.h>
 
 namespace srpt {

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* SRP_CMD and SRP_TSK_MGMT fields. */
+/* SRP_CMD fields, and the LUN and CDB helpers both request IUs use. */
 #include <ktl/errno.h>
 #include <ktl/wire.h>
 #include <srpt/iu.h>
@@ -88,42 +88,6 @@ int parse_srp_cmd(ktl::Bytes iu, u32 imm_data_offset, SrpCmd *out, const char **
 		return -ktl::kEINVAL;
 	}
 	return parse_data_descriptors(iu, imm_data_offset, &c.data, why);
-}
-
-int parse_srp_tsk_mgmt(ktl::Bytes iu, SrpTskMgmt *out)
-{
-	const BeHeader<srp::tsk_mgmt::kSize> h(iu);
-	SrpTskMgmt t;
-
-	if (!h.ok())
-		return -ktl::kEINVAL;
-	t.tag = h.be64<srp::tsk_mgmt::kTag>();
-	t.sol_not = h.u8_at<srp::tsk_mgmt::kSolNot>();
-	t.lun = scsilun_to_int(h.bytes<srp::tsk_mgmt::kLun, 8>());
-	t.task_tag = h.be64<srp::tsk_mgmt::kTaskTag>();
-	t.function = h.u8_at<srp::tsk_mgmt::kFunction>();
-	switch (t.function) {
-	case srp::kTmfAbortTask:
-		t.tmf = SRPT_TMF_ABORT_TASK;
-		break;
-	case srp::kTmfAbortTaskSet:
-		t.tmf = SRPT_TMF_ABORT_TASK_SET;
-		break;
-	case srp::kTmfClearTaskSet:
-		t.tmf = SRPT_TMF_CLEAR_TASK_SET;
-		break;
-	case srp::kTmfLunReset:
-		t.tmf = SRPT_TMF_LUN_RESET;
-		break;
-	case srp::kTmfClearAca:
-		t.tmf = SRPT_TMF_CLEAR_ACA;
-		break;
-	default:
-		t.tmf = SRPT_TMF_UNSUPPORTED;
-		break;
-	}
-	*out = t;
-	return 0;
 }
 
 } // namespace srpt

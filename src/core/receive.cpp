@@ -2,8 +2,8 @@
 /*
  * A channel's receive side, where a command begins: receive
  * (srpt_recv_done, srpt_handle_new_iu) -> parse and allocate
- * (srpt_handle_cmd, srpt_handle_tsk_mgmt), handing the command to LIO or
- * answering it. Its transfer and response are cmd.cpp's.
+ * (srpt_handle_cmd), handing the command to LIO or answering it. Its
+ * transfer and response are cmd.cpp's; task management is tmf.cpp's.
  */
 #include <ktl/errno.h>
 #include <srpt/channel.h>
@@ -209,38 +209,6 @@ void ChannelIo::handle_cmd(RecvCtx *r, Cmd *c)
 	}
 	/* LIO may answer and release c (reposting r) before submit returns. */
 	srpt_os_cmd_submit(c->os.get(), r->iu + srp::cmd::kCdb);
-}
-
-/* srpt_handle_tsk_mgmt: LIO answers through queue_tm_rsp. */
-void ChannelIo::handle_tsk_mgmt(RecvCtx *r, Cmd *c)
-{
-	SrpTskMgmt t;
-
-	stats_.add(Stat::kTaskManagement);
-	if (parse_srp_tsk_mgmt(ktl::Bytes(r->iu, r->byte_len), &t)) {
-		stats_.add(Stat::kErrMalformed);
-		/* Too short to carry a tag: there is nobody to answer. */
-		SRPT_LOG_LIMITED(SRPT_LOG_ERR, "%s: ignoring a %u-byte SRP_TSK_MGMT\n", ch_.label(),
-				 r->byte_len);
-		c->return_recv();
-		credits_.owe_one();
-		put_cmd(c);
-		return;
-	}
-	c->tag = t.tag;
-	c->sol_not = t.sol_not;
-	c->set_state(CmdState::kMgmt);
-	if (t.tmf == SRPT_TMF_UNSUPPORTED)
-		SRPT_LOG_LIMITED(SRPT_LOG_INFO,
-				 "%s: task management function %#x is not supported\n", ch_.label(),
-				 t.function);
-	const int ret = srpt_os_cmd_submit_tmr(c->os.get(), t.lun, t.tmf, t.task_tag, t.tag);
-	if (ret) {
-		SRPT_LOG_LIMITED(SRPT_LOG_ERR,
-				 "%s: task management function %#x for %#llx failed (%pe)\n",
-				 ch_.label(), t.function, t.tag, ktl::err_arg(ret));
-		c->respond_local_tmf(srp::kTmfFailed);
-	}
 }
 
 } // namespace srpt

@@ -82,21 +82,4 @@ ktl::size_t build_tmf_rsp(const RspHeader &h, u8 rsp_code, ktl::MutableBytes out
 	return w.ok() ? kLen : 0;
 }
 
-u8 tmf_rsp_code(srpt_tmr_response r)
-{
-	switch (r) {
-	case SRPT_TMR_COMPLETE:
-	/* SAM: aborting a task that is not there is a completed abort. */
-	case SRPT_TMR_TASK_DOES_NOT_EXIST:
-		return srp::kTmfComplete;
-	case SRPT_TMR_NOT_SUPPORTED:
-	case SRPT_TMR_REJECTED:
-		return srp::kTmfNotSupported;
-	case SRPT_TMR_LUN_DOES_NOT_EXIST:
-	case SRPT_TMR_FAILED:
-		break;
-	}
-	return srp::kTmfFailed;
-}
-
 } // namespace srpt

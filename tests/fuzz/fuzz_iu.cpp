@@ -23,6 +23,7 @@
 
 #include <ktl/errno.h>
 #include <srpt/iu.h>
+#include <srpt/tmf.h>
 #include <srpt/response.h>
 
 #include <algorithm>

@@ -10,6 +10,7 @@
 #include "srp_iu.h"
 
 #include <srpt/iu.h>
+#include <srpt/tmf.h>
 #include <srpt/response.h>
 
 using iu::Bytes;
