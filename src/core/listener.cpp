@@ -98,10 +98,19 @@ int listen_rdma_cm(u32 port)
 void listener_start()
 {
 	const u32 port = rdma_cm_port_param();
+	u32 now = 0;
+	bool stored = false;
 	/* configfs is there once LIO has the fabric: a write during the load wins. */
-	const int ret = g_listening.with(
-		[port](Listening &l) { return l.stored ? 0 : switch_port(l, port); });
+	const int ret = g_listening.with([&](Listening &l) {
+		stored = l.stored;
+		now = l.port;
+		return stored ? 0 : switch_port(l, port);
+	});
 
+	if (stored && port && now != port)
+		srpt_os_log(SRPT_LOG_INFO,
+			    "rdma_cm_port=%u not applied: discovery_auth/rdma_cm_port was written during the load (now %u)\n",
+			    port, now);
 	if (ret)
 		srpt_os_log(SRPT_LOG_ERR,
 			    "rdma_cm_port: loaded without an RDMA/CM listener; once port %u is free, write it to discovery_auth/rdma_cm_port\n",

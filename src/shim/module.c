@@ -7,6 +7,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/err.h>
 #include <linux/init.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
@@ -80,12 +81,12 @@ static int __init srpt_init_module(void)
 	}
 	ret = srpt_lio_register();
 	if (ret) {
-		pr_err("registering the srpt fabric with LIO failed (%d)\n", ret);
+		pr_err("registering the srpt fabric with LIO failed (%pe)\n", ERR_PTR(ret));
 		goto destroy_wq;
 	}
 	ret = srpt_ib_register();
 	if (ret) {
-		pr_err("registering the IB client failed (%d)\n", ret);
+		pr_err("registering the IB client failed (%pe)\n", ERR_PTR(ret));
 		goto lio_unregister;
 	}
 	srpt_core_start();
@@ -95,6 +96,11 @@ static int __init srpt_init_module(void)
 
 lio_unregister:
 	srpt_lio_unregister();
+	/*
+	 * discovery_auth/rdma_cm_port may have been written since LIO took the
+	 * fabric; after srpt_lio_unregister() nothing can open a listener again.
+	 */
+	srpt_rdma_cm_stop();
 destroy_wq:
 	destroy_workqueue(srpt_wq);
 core_exit:

@@ -218,6 +218,36 @@ TEST_F(Params, StartKeepsAPortWrittenDuringTheLoad)
 	srpt_core_start();
 	EXPECT_EQ(6000, fake::listening_port());
 	EXPECT_EQ((std::vector<std::uint16_t>{6000}), fake::listen_calls());
+	EXPECT_EQ(1, fake::log_count("rdma_cm_port=5555 not applied: discovery_auth/rdma_cm_port "
+				     "was written during the load (now 6000)",
+				     SRPT_LOG_INFO))
+		<< fake::log_text();
+}
+
+/* A write during the load that failed wins too, and the parameter is not lost unsaid. */
+TEST_F(Params, StartSaysWhenAFailedWriteDuringTheLoadLeftNoListener)
+{
+	ASSERT_EQ(0, srpt_core_param_set(SRPT_PARAM_RDMA_CM_PORT, "5555"));
+	fake::config().listen_error = -EADDRINUSE;
+	EXPECT_EQ(-EADDRINUSE, srpt_core_rdma_cm_port_store("6000\n", 5));
+	fake::config().listen_error = 0;
+	srpt_core_start();
+	EXPECT_EQ(0, fake::listening_port());
+	EXPECT_EQ((std::vector<std::uint16_t>{6000}), fake::listen_calls());
+	EXPECT_EQ(1, fake::log_count("rdma_cm_port=5555 not applied: discovery_auth/rdma_cm_port "
+				     "was written during the load (now 0)",
+				     SRPT_LOG_INFO))
+		<< fake::log_text();
+}
+
+/* The parameter's own port written during the load: nothing to say. */
+TEST_F(Params, StartIsQuietWhenTheLoadsWriteWasTheParametersPort)
+{
+	ASSERT_EQ(0, srpt_core_param_set(SRPT_PARAM_RDMA_CM_PORT, "5555"));
+	ASSERT_EQ(5, srpt_core_rdma_cm_port_store("5555\n", 5));
+	srpt_core_start();
+	EXPECT_EQ(5555, fake::listening_port());
+	EXPECT_EQ(0, fake::log_count("not applied")) << fake::log_text();
 }
 
 /*

@@ -12,7 +12,7 @@ setup_rxe rxe0
 load_srpt
 
 # Our module saw the device (src/core/device.cpp) and named its port
-# (src/port.cpp) with the GID that the RDMA core reports.
+# (src/core/rdma_port.cpp) with the GID that the RDMA core reports.
 gid=$(rxe_gid rxe0)
 expect_dmesg 'ib_srpt: rxe0: added, 1 port, node GUID [0-9a-f]{16}, service GUID [0-9a-f]{16}'
 expect_dmesg "ib_srpt: rxe0 port 1: target port names [0-9a-f:]{19} and 0x$gid \\(RoCE\\)"
