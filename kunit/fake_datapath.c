@@ -679,7 +679,8 @@ int srpt_os_recv_post(struct srpt_os_device *dev, struct srpt_os_channel *ch,
 {
 	struct list_head *queue;
 	unsigned long flags;
-	bool twice, full;
+	const char *why;
+	bool posted, refuse, full = false;
 
 	fake_might_sleep(__func__);
 	if (ch) {
@@ -693,17 +694,19 @@ int srpt_os_recv_post(struct srpt_os_device *dev, struct srpt_os_channel *ch,
 	} else {
 		queue = &dev->srq_posted;
 	}
+	/*
+	 * The check and the add in one hold: two posts of one buffer at once
+	 * are the breach to report, not a corrupted list.
+	 */
 	spin_lock_irqsave(&fake_recv_lock, flags);
-	twice = !list_empty(&r->post_node);
-	spin_unlock_irqrestore(&fake_recv_lock, flags);
-	if (fake_breach(__func__, srpt_contract_recv_post(&dev->contract, twice, r->dev == dev, !ch)) &&
-	    (twice || (!ch && !dev->srq)))
-		return -EINVAL;
-	spin_lock_irqsave(&fake_recv_lock, flags);
+	posted = !list_empty(&r->post_node);
+	why = srpt_contract_recv_post(&dev->contract, posted, r->dev == dev, !ch);
+	refuse = why && (posted || (!ch && !dev->srq));
 	/* A full queue refuses the post, as a real HCA does. */
-	full = ch ? srpt_qp_model_post_recv(&ch->qpm) :
-		dev->srq_posts_live >= srpt_qp_model_slots(dev->srq_size, 0);
-	if (!full) {
+	if (!refuse)
+		full = ch ? srpt_qp_model_post_recv(&ch->qpm) :
+			dev->srq_posts_live >= srpt_qp_model_slots(dev->srq_size, 0);
+	if (!refuse && !full) {
 		list_add_tail(&r->post_node, queue);
 		r->posts++;
 		if (!ch) {
@@ -712,6 +715,8 @@ int srpt_os_recv_post(struct srpt_os_device *dev, struct srpt_os_channel *ch,
 		}
 	}
 	spin_unlock_irqrestore(&fake_recv_lock, flags);
+	if (fake_breach(__func__, why) && refuse)
+		return -EINVAL;
 	if (full)
 		return -ENOMEM;
 	if (ch)
