@@ -211,7 +211,7 @@ struct srpt_login_info {
 	srpt_size_t private_data_len;
 	/* The initiator as the transport knows it; the core names it. */
 	srpt_u8 peer_gid[16];		/* IB/CM: its port GID (network order) */
-	srpt_u8 peer_family;		/* RDMA/CM: enum srpt_inet_family of ... */
+	srpt_u8 peer_family;		/* RDMA/CM: enum srpt_inet_family of ... (0: neither) */
 	srpt_u8 peer_addr[16];		/* ... its address (network order; IPv4: 4 bytes) */
 	/* What its request allows, as the CM's REQ event gives it. */
 	srpt_u8 initiator_depth;	/* RDMA READs we may have in flight to it */

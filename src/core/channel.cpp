@@ -139,6 +139,11 @@ int Channel::login(Device *dev, u32 port_num, srpt_os_channel *os, const srpt_lo
 				&req))
 		return reject_login(port, os, info, 0, RejectReason::kUnableEstablishChannel,
 				    "malformed login request", -ktl::kEINVAL);
+	/* Its ACL names are made of the address: no name from bytes of another meaning. */
+	if (info.cm == SRPT_CM_RDMA && info.peer_family != SRPT_INET4 &&
+	    info.peer_family != SRPT_INET6)
+		return reject_login(port, os, info, req.tag, RejectReason::kUnableEstablishChannel,
+				    "the initiator's address is neither IPv4 nor IPv6", -ktl::kEINVAL);
 
 	const PortAttrib attrib = port->targets().attrib();
 	LoginLimits lim;

@@ -100,6 +100,10 @@ void format_address(srpt_inet_family af, const u8 addr[16], AddressName *out)
 		put_ipv4(addr, out);
 		return;
 	}
+	if (af != SRPT_INET6) {
+		out->put("(no IP address)");
+		return;
+	}
 	ktl::u16 g[8];
 	for (int i = 0; i < 8; i++)
 		g[i] = static_cast<ktl::u16>(addr[2 * i] << 8 | addr[2 * i + 1]);

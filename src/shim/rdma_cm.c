@@ -40,7 +40,7 @@ static int srpt_rdma_cm_req_recv(struct rdma_cm_id *cm_id,
 	if (peer->sa_family == AF_INET6) {
 		info.peer_family = SRPT_INET6;
 		memcpy(info.peer_addr, &((struct sockaddr_in6 *)peer)->sin6_addr, 16);
-	} else {
+	} else if (peer->sa_family == AF_INET) {
 		info.peer_family = SRPT_INET4;
 		memcpy(info.peer_addr, &((struct sockaddr_in *)peer)->sin_addr, 4);
 	}

@@ -85,6 +85,8 @@ int ChannelTest::login(srpt_os_channel &ch, const iu::Bytes &p, srpt_cm_kind cm,
 		EXPECT_EQ(1, inet_pton(AF_INET6, peer, info.peer_addr)) << "an RDMA/CM peer is an address: " << peer;
 		info.peer_family = SRPT_INET6;
 	}
+	if (peer_family_ >= 0)
+		info.peer_family = static_cast<srpt_u8>(peer_family_);
 	return fake::login(*dev_, port, ch, info);
 }
 

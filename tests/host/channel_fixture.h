@@ -56,6 +56,8 @@ protected:
 	std::uint8_t peer_initiator_depth_ = 4;
 	int pkey_index_ = 0;		/* what the IB/CM shim found for the P_Key */
 	std::uint8_t peer_responder_resources_ = 4;
+	/* RDMA/CM: the family the shim hands over in place of the peer's (-1: the peer's). */
+	int peer_family_ = -1;
 	/* srpt_core_login() through the fake's CM handler. */
 	int login(srpt_os_channel &ch, const iu::Bytes &priv, srpt_cm_kind cm = SRPT_CM_RDMA,
 		  const char *peer = nullptr, unsigned port = 1, std::uint16_t pkey = 0xffff);

@@ -435,6 +435,32 @@ TEST_F(Login, PortWithoutAnEnabledTpg)
 	}
 }
 
+/*
+ * An RDMA/CM peer that is neither IPv4 nor IPv6 (an AF_IB listener one
+ * day): its address bytes mean something else, and a name made of them
+ * could match another initiator's ACL. The login is refused.
+ */
+TEST_F(Login, AnRdmaCmPeerWithoutAnIpAddressIsRejected)
+{
+	setup_target(SRPT_PORT_ID_GUID);
+	const long allocs = fake::live_allocs();
+	srpt_os_channel &ch = new_channel();
+	bool asked = false;
+	ch.acl = [&](srpt_os_tpg *, const std::string &) {
+		asked = true;
+		return 0;
+	};
+	peer_family_ = 0;
+	EXPECT_EQ(-EINVAL, login(ch, priv(login_req(), SRPT_CM_RDMA)));
+	EXPECT_FALSE(asked) << "an ACL was looked up for a name made of other bytes";
+	EXPECT_FALSE(ch.accepted());
+	EXPECT_EQ(0x00010000u, rej_of(ch).reason);
+	expect_nothing_left(ch, allocs);
+	EXPECT_EQ(1, fake::log_count("rejected login of (no IP address): the initiator's address "
+				     "is neither IPv4 nor IPv6"))
+		<< fake::log_text();
+}
+
 TEST_F(Login, AclNamesTriedInOrder)
 {
 	/* A GUID-named target port: the transport's name of the initiator. */
