@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* SRP_CMD fields, and the LUN and CDB helpers both request IUs use. */
+/* SRP_CMD fields, and the LUN form SRP_TSK_MGMT reads too. */
 #include <ktl/errno.h>
 #include <ktl/wire.h>
 #include <srpt/iu.h>
