@@ -12,13 +12,20 @@
  *
  * File format, one record per line:
  *   total N      every instruction
- *   user N       instructions at user addresses (every process)
+ *   user N R     instructions at user addresses (every process)
  *   unhashed N   kernel instructions whose block found no room in the table
- *   ADDR N       kernel instructions in blocks that start at ADDR (hex)
+ *   ADDR N R     kernel instructions in blocks that start at ADDR (hex)
+ * R: the further iterations of a rep string instruction at ADDR.
  *
  * A block's instructions are counted when it is entered; a block left
- * early by an exception is counted whole. One vCPU thread (-accel
- * tcg,thread=single) updates the counters, so plain adds suffice.
+ * early by an exception is counted whole. A rep string instruction is one
+ * instruction, as the ISA has it, however many bytes it moves: QEMU runs
+ * its first iteration in the block it ends and each further one as a
+ * block of that instruction alone, re-entered at its address, and those
+ * entries are counted apart (R), not as instructions. Without that, a
+ * 4 KiB page cleared (rep stosb) counted 4096 instructions. One vCPU
+ * thread (-accel tcg,thread=single) updates the counters, so plain adds
+ * suffice.
  *
  * Built against QEMU 7.2's plugin ABI (version 1), declared here because
  * Debian ships no qemu-plugin.h.
@@ -78,30 +85,53 @@ static const uint8_t marker[] = { 0x66, 0x0f, 0x1f, 0x84, 0x00,
 struct slot {
 	uint64_t addr; /* 0: free */
 	uint64_t count;
+	uint64_t rep;
 };
 
 static struct slot *table;
-static uint64_t user_count, unhashed_count;
+static struct slot user;
+static uint64_t unhashed_count;
 static const char *out_path;
 static char *tmp_path;
 
-static uint64_t *counter_for(uint64_t addr)
+static struct slot *slot_for(uint64_t addr)
 {
 	uint64_t h = (addr * 0x9e3779b97f4a7c15ull) >> (64 - TABLE_BITS);
 
 	if (addr < KERNEL_START)
-		return &user_count;
+		return &user;
 	for (unsigned int i = 0; i < PROBES; i++) {
 		struct slot *s = &table[(h + i) & (TABLE_SIZE - 1)];
 
 		if (s->addr == addr)
-			return &s->count;
+			return s;
 		if (!s->addr) {
 			s->addr = addr;
-			return &s->count;
+			return s;
 		}
 	}
-	return &unhashed_count;
+	return NULL;
+}
+
+/* A rep- or repne-prefixed string instruction (ins, outs, movs, cmps, stos, lods, scas). */
+static bool is_rep_string(const uint8_t *p, size_t len)
+{
+	bool rep = false;
+	size_t i = 0;
+
+	for (; i < len; i++) {
+		if (p[i] == 0xf2 || p[i] == 0xf3)
+			rep = true;
+		else if (p[i] != 0x66 && p[i] != 0x67 && p[i] != 0x2e && p[i] != 0x3e &&
+			 p[i] != 0x26 && p[i] != 0x36 && p[i] != 0x64 && p[i] != 0x65)
+			break;
+	}
+	if (i < len && (p[i] & 0xf0) == 0x40) /* REX */
+		i++;
+	if (!rep || i >= len)
+		return false;
+	return (p[i] >= 0x6c && p[i] <= 0x6f) || (p[i] >= 0xa4 && p[i] <= 0xa7) ||
+	       (p[i] >= 0xaa && p[i] <= 0xaf);
 }
 
 /*
@@ -114,28 +144,31 @@ static void on_marker(unsigned int vcpu, void *udata)
 	FILE *f = fopen(tmp_path, "w");
 
 	(void)vcpu;
-	user_count -= after;
-	total = user_count + unhashed_count;
+	user.count -= after;
+	total = user.count + unhashed_count;
 	for (size_t i = 0; i < TABLE_SIZE; i++)
 		total += table[i].count;
 	if (f) {
-		fprintf(f, "total %llu\nuser %llu\nunhashed %llu\n",
+		fprintf(f, "total %llu\nuser %llu %llu\nunhashed %llu\n",
 			(unsigned long long)total,
-			(unsigned long long)user_count,
+			(unsigned long long)user.count,
+			(unsigned long long)user.rep,
 			(unsigned long long)unhashed_count);
 		for (size_t i = 0; i < TABLE_SIZE; i++)
-			if (table[i].count)
-				fprintf(f, "%llx %llu\n",
+			if (table[i].count || table[i].rep)
+				fprintf(f, "%llx %llu %llu\n",
 					(unsigned long long)table[i].addr,
-					(unsigned long long)table[i].count);
+					(unsigned long long)table[i].count,
+					(unsigned long long)table[i].rep);
 		if (fclose(f) || rename(tmp_path, out_path))
 			perror(out_path);
 	} else {
 		perror(tmp_path);
 	}
 	for (size_t i = 0; i < TABLE_SIZE; i++)
-		table[i].count = 0;
-	user_count = after;
+		table[i].count = table[i].rep = 0;
+	user.count = after;
+	user.rep = 0;
 	unhashed_count = 0;
 }
 
@@ -143,10 +176,20 @@ static void on_translate(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 {
 	size_t n = qemu_plugin_tb_n_insns(tb);
 	uint64_t addr = qemu_plugin_tb_vaddr(tb);
+	struct slot *s = slot_for(addr);
+	struct qemu_plugin_insn *first = qemu_plugin_tb_get_insn(tb, 0);
 
 	(void)id;
-	qemu_plugin_register_vcpu_tb_exec_inline(tb, QEMU_PLUGIN_INLINE_ADD_U64,
-						 counter_for(addr), n);
+	if (!s)
+		qemu_plugin_register_vcpu_tb_exec_inline(tb, QEMU_PLUGIN_INLINE_ADD_U64,
+							 &unhashed_count, n);
+	else if (n == 1 && is_rep_string(qemu_plugin_insn_data(first),
+					  qemu_plugin_insn_size(first)))
+		qemu_plugin_register_vcpu_tb_exec_inline(tb, QEMU_PLUGIN_INLINE_ADD_U64,
+							 &s->rep, 1);
+	else
+		qemu_plugin_register_vcpu_tb_exec_inline(tb, QEMU_PLUGIN_INLINE_ADD_U64,
+							 &s->count, n);
 	if (addr >= KERNEL_START)
 		return;
 	for (size_t i = 0; i < n; i++) {

@@ -87,7 +87,7 @@ def main():
     for line in open(a.insns):
         f = line.split()
         # Modules sit above the kernel image (x86-64: MODULES_VADDR).
-        if len(f) == 2 and re.fullmatch(r"[0-9a-f]{16}", f[0]) and int(f[0], 16) >= 0xffffffffa0000000:
+        if len(f) in (2, 3) and re.fullmatch(r"[0-9a-f]{16}", f[0]) and int(f[0], 16) >= 0xffffffffa0000000:
             blocks[int(f[0], 16)] = int(f[1])
     votes = collections.Counter(b - s for b in blocks for s in starts if (b - s) % 4096 == 0)
     if not votes:
