@@ -128,7 +128,7 @@ demo:
 	scripts/demo
 
 bench:
-	scripts/bench
+	scripts/bench --hosts 2
 
 # Build for every supported kernel with warnings counted.
 build-all:

@@ -44,6 +44,8 @@ TARGETS = ["in-tree", "ours", "nvmet"]
 KEY = {"in-tree": "intree", "ours": "ours", "nvmet": "nvmet"}
 OWNERS = ["module", "scsi/nvme", "backstore", "rdma core", "rest", "rxe+net", "harness"]
 HOST = ["module", "scsi/nvme", "backstore", "rdma core", "rest"]
+JOBS = ["randread-4k-qd1", "randread-4k-qd32", "randwrite-4k-qd1", "randwrite-4k-qd32",
+        "read-1m-qd8", "write-1m-qd8"]
 MODULE = {"in-tree": "ib_srpt", "ours": "ib_srpt", "nvmet": "nvmet_rdma"}
 CORE = {"in-tree": "target_core_mod", "ours": "target_core_mod", "nvmet": "nvmet"}
 
@@ -198,7 +200,12 @@ def main():
     def ratio(a, b):
         return f"{a / b:.2f}" if a is not None and b else "-"
 
-    jobs = list(rows)
+    # The initiator's order: the jobs at one session, then by sessions.
+    def job_key(job):
+        m = re.search(r"-s(\d+)$", job)
+        return (int(m[1]) if m else 0, JOBS.index(job) if job in JOBS else len(JOBS), job)
+
+    jobs = sorted(rows, key=job_key)
     print("\ntarget host cost: instructions per I/O on the target machine without soft-RoCE,"
           " its network path and the harness (mean of the boots)")
     print(f"  {'job':<24}" + "".join(f"{t:>10}" for t in TARGETS) + f"{'ours/in-tree':>14}{'ours/nvmet':>12}")
