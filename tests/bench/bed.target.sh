@@ -23,6 +23,8 @@
 # vm-mem: 3072
 # shellcheck source-path=SCRIPTDIR source=../bed/lib.sh
 . "$SRPT_ROOT/tests/bed/lib.sh"
+# shellcheck source-path=SCRIPTDIR source=lib.sh
+. "$SRPT_ROOT/tests/bench/lib.sh"
 
 mark=${SRPT_BED_MARK:?scripts/bench passes the marker as --set mark=PATH}
 counts=$BED/insn-count.txt
@@ -53,14 +55,10 @@ expect_ok modprobe brd rd_nr=1 rd_size=524288
 lio_db_root
 tgid=$(rxe_gid "$(bed_dev 0)")
 
-kmem_kb() {
-	awk '/^(Slab|VmallocUsed|KernelStack|PageTables):/ { s += $2 } END { print s }' /proc/meminfo
-}
-
 # The initiator's port k (1..sessions): ib_srp's initiator_ext k and
-# its link 0 port GUID (bed_bench_port, tests/bench/bed.initiator.sh).
+# its link 0 port GUID (login, tests/bench/bed.initiator.sh).
 srp_serve() { # LABEL
-	local igid cmds=() k
+	local igid cmds=() k sg
 	if [ "$1" = in-tree ]; then
 		allow_intree_srpt
 		expect_ok modprobe ib_srpt
@@ -76,7 +74,6 @@ srp_serve() { # LABEL
 	done
 	expect_ok tcli "${cmds[@]}"
 	expect_attr_set "$SRPT_CFS/discovery_auth/rdma_cm_port" "$BED_PORT"
-	local sg
 	sg=$(</sys/module/ib_srpt/parameters/srpt_service_guid)
 	printf '%s\n' "${sg#0x}" >"$BED/served"
 }
@@ -85,33 +82,6 @@ srp_unserve() {
 	expect_ok tcli "clearconfig confirm=True"
 	expect_ok rmdir "$SRPT_CFS"
 	expect_ok rmmod ib_srpt
-}
-
-nvmet_cfs=/sys/kernel/config/nvmet
-nqn=nqn.2026-12.io.srpt:bench
-
-nvmet_serve() {
-	local s=$nvmet_cfs/subsystems/$nqn p=$nvmet_cfs/ports/1 a
-	expect_ok modprobe -a nvmet nvmet-rdma
-	expect_ok mkdir "$s"
-	echo 1 >"$s/attr_allow_any_host" || fail "nvmet: attr_allow_any_host"
-	expect_ok mkdir "$s/namespaces/1"
-	echo -n /dev/ram0 >"$s/namespaces/1/device_path" || fail "nvmet: device_path"
-	echo 1 >"$s/namespaces/1/enable" || fail "nvmet: namespace enable"
-	expect_ok mkdir "$p"
-	for a in addr_trtype=rdma addr_adrfam=ipv4 "addr_traddr=$(bed_addr target 0)" addr_trsvcid=4420; do
-		echo "${a#*=}" >"$p/${a%%=*}" || fail "nvmet: $a"
-	done
-	expect_ok ln -s "$s" "$p/subsystems/$nqn"
-}
-
-nvmet_unserve() {
-	local s=$nvmet_cfs/subsystems/$nqn p=$nvmet_cfs/ports/1
-	expect_ok rm "$p/subsystems/$nqn"
-	expect_ok rmdir "$p"
-	echo 0 >"$s/namespaces/1/enable"
-	expect_ok rmdir "$s/namespaces/1" "$s"
-	expect_ok unload_modules nvmet_rdma nvmet
 }
 
 # What a measured window costs the target is whatever runs in it: so
@@ -135,7 +105,10 @@ for ((n = 1; ; n++)); do
 	serve)
 		case "$arg" in
 		in-tree | ours) srp_serve "$arg" ;;
-		nvmet) nvmet_serve ;;
+		nvmet)
+			expect_ok modprobe -a nvmet nvmet-rdma
+			nvmet_export /dev/ram0 "$(bed_addr target 0)"
+			;;
 		*) fail "serve: unknown target '$arg'" ;;
 		esac
 		log "serving $arg"
@@ -151,7 +124,10 @@ for ((n = 1; ; n++)); do
 	unserve)
 		case "$arg" in
 		in-tree | ours) srp_unserve ;;
-		nvmet) nvmet_unserve ;;
+		nvmet)
+			nvmet_unexport
+			expect_ok unload_modules nvmet_rdma nvmet
+			;;
 		esac
 		log "stopped serving $arg"
 		;;

@@ -21,6 +21,8 @@
 . "$SRPT_ROOT/tests/vm/lib.sh"
 # shellcheck source-path=SCRIPTDIR source=initiator.sh
 . "$SRPT_ROOT/tests/vm/initiator.sh"
+# shellcheck source-path=SCRIPTDIR source=../bench/lib.sh
+. "$SRPT_ROOT/tests/bench/lib.sh"
 
 runtime=${SRPT_BENCH_RUNTIME:-15}
 warmup=${SRPT_BENCH_WARMUP:-5}
@@ -68,11 +70,6 @@ lio_db_root
 echo 0 >/proc/sys/kernel/kptr_restrict
 echo -1 >/proc/sys/kernel/perf_event_paranoid
 command -v perf >/dev/null || fail "perf is missing (linux-perf)"
-
-# Kernel memory in use (kB): slab + page tables + vmalloc'ed, coarse.
-kmem_kb() {
-	awk '/^(Slab|VmallocUsed|KernelStack|PageTables):/ { s += $2 } END { print s }' /proc/meminfo
-}
 
 # The same jobs for each target: NAME RW BS QD.
 jobs=(
@@ -277,9 +274,6 @@ ours_target() {
 
 # ---- nvmet-rdma: a brd ramdisk of the same size as the namespace ----
 
-nvmet_cfs=/sys/kernel/config/nvmet
-nqn=nqn.2026-12.io.srpt:bench
-
 nvme_disk() {
 	local d i
 	for ((i = 0; i < 100; i++)); do
@@ -292,37 +286,22 @@ nvme_disk() {
 }
 
 nvmet_target() {
-	local s=$nvmet_cfs/subsystems/$nqn p=$nvmet_cfs/ports/1 ch disk before after a
+	local ch disk before after
 	expect_ok modprobe brd rd_nr=1 rd_size=524288
 	expect_ok modprobe -a nvmet nvmet-rdma nvme-rdma
-	expect_ok mkdir "$s"
-	echo 1 >"$s/attr_allow_any_host" || fail "nvmet: attr_allow_any_host"
-	expect_ok mkdir "$s/namespaces/1"
-	echo -n /dev/ram0 >"$s/namespaces/1/device_path" || fail "nvmet: device_path"
-	echo 1 >"$s/namespaces/1/enable" || fail "nvmet: namespace enable"
-	expect_ok mkdir "$p"
-	for a in addr_trtype=rdma addr_adrfam=ipv4 addr_traddr=10.200.0.1 addr_trsvcid=4420; do
-		echo "${a#*=}" >"$p/${a%%=*}" || fail "nvmet: $a"
-	done
-	expect_ok ln -s "$s" "$p/subsystems/$nqn"
+	nvmet_export /dev/ram0 10.200.0.1
 	for ch in $channels; do
 		before=$(kmem_kb)
-		echo "transport=rdma,traddr=10.200.0.1,trsvcid=4420,nqn=$nqn,nr_io_queues=$ch" \
+		echo "transport=rdma,traddr=10.200.0.1,trsvcid=4420,nqn=$BENCH_NQN,nr_io_queues=$ch" \
 			>/dev/nvme-fabrics || fail "nvme-rdma: connect failed"
 		disk=$(nvme_disk)
 		after=$(kmem_kb)
 		pass "nvme-rdma connected: $disk, $ch I/O queue(s)"
 		echo "nvmet $ch kmem-login-kb $((after - before))" >>"$out"
 		run_jobs nvmet "$ch" "$disk"
-		for a in /sys/class/nvme/nvme*/delete_controller; do
-			echo 1 >"$a"
-		done
-		wait_for 30 "NVMe controllers gone" sh -c '! ls /sys/class/nvme/nvme* >/dev/null 2>&1'
+		nvme_disconnect_all 30
 	done
-	expect_ok rm "$p/subsystems/$nqn"
-	expect_ok rmdir "$p"
-	echo 0 >"$s/namespaces/1/enable"
-	expect_ok rmdir "$s/namespaces/1" "$s"
+	nvmet_unexport
 	expect_ok unload_modules nvme_rdma nvmet_rdma nvmet brd
 }
 
