@@ -17,6 +17,8 @@
 # vm-mem: 2048
 # shellcheck source-path=SCRIPTDIR source=../bed/lib.sh
 . "$SRPT_ROOT/tests/bed/lib.sh"
+# shellcheck source-path=SCRIPTDIR source=lib.sh
+. "$SRPT_ROOT/tests/bench/lib.sh"
 
 targets=${SRPT_BED_ORDER:-in-tree ours nvmet}
 runtime=${SRPT_BED_RUNTIME:-15}
@@ -57,23 +59,33 @@ ask() {
 	bed_get "ack-$nreq" 3600 >/dev/null
 }
 
-nqn=nqn.2026-12.io.srpt:bench
+# wait_disks N GLOB: until GLOB (in /sys) names N disks whose /dev nodes
+# exist (30 s), then disks := them. A disk is in /sys before its node is
+# in /dev, and a multipath path (nvmeXcYnZ) never has one.
+wait_disks() {
+	local i d all
+	for ((i = 0; i < 300; i++)); do
+		mapfile -t all < <(compgen -G "$2")
+		disks=()
+		for d in "${all[@]}"; do
+			[ ! -b "/dev/${d##*/}" ] || disks+=("${d##*/}")
+		done
+		[ "${#disks[@]}" -lt "$1" ] || break
+		nap 0.1
+	done
+	[ "${#disks[@]}" = "$1" ] || fail "${#disks[@]} disks, not $1 ($2)"
+}
 
-# login LABEL N: N sessions; prints their disks, one per line.
+# login LABEL N: N sessions; disks := their disks. In this shell, not a
+# subshell, so that a failure ends the scenario.
 login() {
-	local k i add sg disks
+	local k add sg
 	if [ "$1" = nvmet ]; then
 		for ((k = 1; k <= $2; k++)); do
-			echo "transport=rdma,traddr=$(bed_addr target 0),trsvcid=4420,nqn=$nqn,nr_io_queues=1,hostnqn=$nqn:host$k,hostid=$(printf '00000000-0000-4000-8000-%012x' "$k")" \
+			echo "transport=rdma,traddr=$(bed_addr target 0),trsvcid=4420,nqn=$BENCH_NQN,nr_io_queues=1,hostnqn=$BENCH_NQN:host$k,hostid=$(printf '00000000-0000-4000-8000-%012x' "$k")" \
 				>/dev/nvme-fabrics || fail "nvme-rdma: connect $k failed"
 		done
-		for ((i = 0; i < 300; i++)); do
-			disks=$(compgen -G '/sys/block/nvme*n1' | wc -l)
-			[ "$disks" -lt "$2" ] || break
-			nap 0.1
-		done
-		[ "$disks" = "$2" ] || fail "$disks NVMe namespaces, not $2"
-		compgen -G '/sys/block/nvme*n1' | sed 's|.*/||'
+		wait_disks "$2" '/sys/block/nvme*n1'
 		return 0
 	fi
 	sg=$(<"$BED/served")
@@ -82,22 +94,12 @@ login() {
 		echo "id_ext=$sg,ioc_guid=$sg,initiator_ext=$(printf '%016x' "$k"),dest=$(bed_addr target 0):$BED_PORT,ch_count=1,queue_size=128" \
 			>"$add" || fail "ib_srp login $k failed"
 	done
-	for ((i = 0; i < 300; i++)); do
-		disks=$(compgen -G '/sys/class/srp_remote_ports/*/device/../target*/*/block/*' | wc -l)
-		[ "$disks" -lt "$2" ] || break
-		nap 0.1
-	done
-	[ "$disks" = "$2" ] || fail "$disks SRP disks, not $2"
-	compgen -G '/sys/class/srp_remote_ports/*/device/../target*/*/block/*' | sed 's|.*/||'
+	wait_disks "$2" '/sys/class/srp_remote_ports/*/device/../target*/*/block/*'
 }
 
 logout() { # LABEL
-	local c
 	if [ "$1" = nvmet ]; then
-		for c in /sys/class/nvme/nvme*/delete_controller; do
-			echo 1 >"$c"
-		done
-		wait_for 60 "NVMe controllers gone" sh -c '! ls /sys/class/nvme/nvme* >/dev/null 2>&1'
+		nvme_disconnect_all 60
 	else
 		srp_logout
 	fi
@@ -151,7 +153,7 @@ for label in $targets; do
 	ask serve "$label"
 	for s in $session_counts; do
 		ask kmem "$label-s$s-before"
-		mapfile -t disks < <(login "$label" "$s")
+		login "$label" "$s"
 		ask kmem "$label-s$s-after"
 		pass "$label: $s session(s) logged in"
 		if [ -z "$filled" ]; then
